@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// version is offtop's version; set with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes: the one place errors become codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the run failed
+	exitUsage = 2 // bad input: flags, values, no terminal
+)
+
+// usageError is bad input: one line on stderr, then exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// options is everything the flags say.
+type options struct {
+	session  session.Config
+	duration time.Duration
+	headless bool
+	keys     []step
+}
+
+const usageText = `usage: offtop [flags]            live dashboard
+       offtop scenarios          list scenarios
+flags:
+  --scenario NAME     workload (default server; see 'offtop scenarios')
+  --workers N         pool size 0..256, 0 = inline on the Loop (default: suggested)
+  --duration D        stop after D (default: run until q)
+  --interval D        sample and redraw period (default 250ms)
+  --resolution D      Loop-delay probe period (default 10ms)
+  --window D          sliding window of percentiles (default 5s)
+  --scale F           work size multiplier (default 1)
+  --stall D           stall scenario: stall length (default 100ms)
+  --stall-every D     stall scenario: period (default 1s)
+  --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
+  --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q"
+  --version           print the version
+  --help              this text
+keys: + - up down 0-9 [ ] tab space r ? q ctrl+c`
+
+// shortUsage follows a usage error.
+const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"
+
+// parse turns the command line into options. Errors are *usageError.
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("offtop", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.session.Scenario, "scenario", scenarios.Default, "")
+	fs.IntVar(&o.session.Workers, "workers", -1, "")
+	fs.DurationVar(&o.duration, "duration", 0, "")
+	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
+	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, "")
+	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, "")
+	fs.Float64Var(&o.session.Scale, "scale", 1, "")
+	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
+	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
+	fs.BoolVar(&o.headless, "headless", false, "")
+	keys := fs.String("keys", "", "")
+	showVersion := fs.Bool("version", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, flag.ErrHelp
+		}
+		return o, usagef("%s", flagError(err))
+	}
+	if *showVersion {
+		return o, errVersion
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	c := &o.session
+	switch {
+	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
+		return o, usagef("--workers %d: must be 0..%d", c.Workers, session.MaxWorkers)
+	case o.duration < 0:
+		return o, usagef("--duration %v: must be > 0", o.duration)
+	case c.Interval < time.Millisecond:
+		return o, usagef("--interval %v: must be at least 1ms", c.Interval)
+	case c.Resolution < 100*time.Microsecond:
+		return o, usagef("--resolution %v: must be at least 100us", c.Resolution)
+	case c.Window < c.Interval:
+		return o, usagef("--window %v: must be at least the interval (%v)", c.Window, c.Interval)
+	case !(c.Scale > 0 && c.Scale <= 1000):
+		return o, usagef("--scale %v: must be > 0 and <= 1000", c.Scale)
+	case c.Scenarios.StallDuration <= 0 || c.Scenarios.StallPeriod <= 0:
+		return o, usagef("--stall and --stall-every must be > 0")
+	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
+		return o, usagef("--stall %v: longer than --stall-every %v", c.Scenarios.StallDuration, c.Scenarios.StallPeriod)
+	}
+	if _, err := scenarios.New(c.Scenario, scenarios.Config{}); err != nil {
+		return o, usagef("--scenario %q: unknown (have: %s)", c.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	steps, err := parseKeys(*keys)
+	if err != nil {
+		return o, usagef("--keys: %v", err)
+	}
+	o.keys = steps
+	return o, nil
+}
+
+var errVersion = errors.New("version")
+
+// flagError rewrites the flag package's messages into one line that names
+// the flag.
+func flagError(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "invalid value ") {
+		// invalid value "abc" for flag -workers: parse error
+		if i := strings.Index(msg, " for flag -"); i > 0 {
+			name := msg[i+len(" for flag -"):]
+			if j := strings.Index(name, ":"); j > 0 {
+				return fmt.Sprintf("--%s %s: %s", name[:j], msg[len("invalid value "):i], strings.TrimSpace(name[j+1:]))
+			}
+		}
+	}
+	if strings.HasPrefix(msg, "flag provided but not defined: -") {
+		return "unknown flag --" + strings.TrimPrefix(msg, "flag provided but not defined: -")
+	}
+	return msg
+}
+
+// run is main without os.Exit: it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "scenarios" {
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument %q\n", args[1])
+			return exitUsage
+		}
+		for _, n := range scenarios.Names() {
+			fmt.Fprintf(stdout, "%-10s %s\n", n, scenarios.Summary(n))
+		}
+		return exitOK
+	}
+	o, err := parse(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, usageText)
+		return exitOK
+	case errors.Is(err, errVersion):
+		fmt.Fprintln(stdout, "offtop", version)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "offtop: %v\n%s\n", err, shortUsage)
+		return exitUsage
+	}
+	if o.headless {
+		return exitCode(runHeadless(o, stdout), stderr)
+	}
+	if !isTerminal(stdout) {
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
+	}
+	return exitCode(runTUI(o, stdout), stderr)
+}
+
+// exitCode maps a run's error to an exit code, printing it on one line.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue), errors.Is(err, session.ErrConfig):
+		fmt.Fprintf(stderr, "offtop: %v\n", err)
+		return exitUsage
+	case errors.Is(err, errInterrupted):
+		return 130
+	default:
+		fmt.Fprintf(stderr, "offtop: %v\n", err)
+		return exitError
+	}
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}

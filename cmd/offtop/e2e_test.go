@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// buildBinary builds offtop once per test binary run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if binPath != "" {
+		return binPath
+	}
+	dir, err := os.MkdirTemp("", "offtop-e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "offtop")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	binPath = bin
+	return bin
+}
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// tmux drives one private tmux server (its own socket) for a test.
+type tmux struct {
+	t    *testing.T
+	sock string
+}
+
+func newTmux(t *testing.T, cols, rows int, command string) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (apt-get install tmux); .ci/run installs it")
+	}
+	tm := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	tm.run("new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), command)
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	return tm
+}
+
+func (tm *tmux) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (tm *tmux) screen() string { return tm.run("capture-pane", "-p") }
+
+// waitScreen polls the pane until cond holds, within limit.
+func (tm *tmux) waitScreen(what string, limit time.Duration, cond func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		s := tm.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("after %v, no %s on screen:\n%s", limit, what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// TestBinaryInTmux is the user's view: the dashboard appears at 100x30,
+// "4" shows 4 workers within 2s, "0" shows inline, "q" exits 0 and leaves
+// the alternate screen.
+func TestBinaryInTmux(t *testing.T) {
+	bin := buildBinary(t)
+	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
+	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "offtop") && strings.Contains(s, "latency ms") && strings.Contains(s, "workers 1")
+	})
+	tm.run("send-keys", "4")
+	tm.waitScreen("workers 4", 2*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "workers 4") })
+	tm.run("send-keys", "0")
+	tm.waitScreen("inline", 2*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "inline") })
+	tm.run("send-keys", "q")
+	s := tm.waitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	if !strings.Contains(s, "EXIT=0") {
+		t.Errorf("exit status not 0:\n%s", s)
+	}
+	if strings.Contains(s, "latency ms") {
+		t.Errorf("dashboard left on the normal screen:\n%s", s)
+	}
+	if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
+		t.Errorf("alternate screen still on (%s)", alt)
+	}
+}
+
+// TestHeadlessLinesAreJSON runs the binary headless for 3s: every line
+// parses as JSON with DESIGN.md's fields, and the counts add up.
+func TestHeadlessLinesAreJSON(t *testing.T) {
+	bin := buildBinary(t)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--duration", "3s", "--scenario", "stall", "--keys", "1s:2 2s:0")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	workers := map[float64]bool{}
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", n+1, err, sc.Text())
+		}
+		for _, k := range session.RequiredJSONFields {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("line %d lacks %q", n+1, k)
+			}
+		}
+		sum := m["completed"].(float64) + m["failed"].(float64) + m["running"].(float64) + m["queue_depth"].(float64)
+		if sum != m["submitted"].(float64) {
+			t.Fatalf("line %d: counts do not add up: %s", n+1, sc.Text())
+		}
+		workers[m["workers"].(float64)] = true
+		n++
+	}
+	if n < 8 {
+		t.Errorf("%d lines in 3s at 250ms, want about 12", n)
+	}
+	if !workers[2] || !workers[0] {
+		t.Errorf("--keys steps not applied: workers seen %v", workers)
+	}
+}
+
+// TestBadInputExits2 checks each bad input gives one line naming the
+// problem and exit status 2, with no stack trace.
+func TestBadInputExits2(t *testing.T) {
+	bin := buildBinary(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workers", "-1"}, "--workers"},
+		{[]string{"--workers", "257"}, "--workers"},
+		{[]string{"--workers", "abc"}, "--workers"},
+		{[]string{"--interval", "0"}, "--interval"},
+		{[]string{"--interval", "-1s"}, "--interval"},
+		{[]string{"--resolution", "0"}, "--resolution"},
+		{[]string{"--duration", "abc"}, "--duration"},
+		{[]string{"--scenario", "nope"}, "--scenario"},
+		{[]string{"--keys", "2s"}, "--keys"},
+		{[]string{"--keys", "xs:4"}, "--keys"},
+		{[]string{"--keys", "2s:z"}, "--keys"},
+		{[]string{"--nope"}, "--nope"},
+		{[]string{"sweeep"}, "sweeep"},
+		{nil, "not a terminal"}, // stdout is a pipe here
+	} {
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, c.args...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 2 {
+			t.Errorf("%v: exit %v, want 2", c.args, err)
+		}
+		first := firstLine(stderr.String())
+		if !strings.Contains(first, c.want) || strings.Contains(stderr.String(), "goroutine ") {
+			t.Errorf("%v: stderr %q, want one line naming %s", c.args, stderr.String(), c.want)
+		}
+	}
+}

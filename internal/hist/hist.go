@@ -1,0 +1,195 @@
+// Package hist records latencies into HDR histograms over a sliding time
+// window and since the last reset, and reads them back with one percentile
+// convention. It wraps github.com/HdrHistogram/hdrhistogram-go once, so the
+// rest of offtop never sees hdr's 0..100 percentile API or its range rules.
+package hist
+
+import (
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Range and precision of every Recorder. Values are nanoseconds.
+const (
+	// Lowest is the lowest discernible value: 1 us. Smaller values are
+	// recorded in the first bucket (they read as < 1 us).
+	Lowest = int64(time.Microsecond)
+	// Highest is the highest trackable value: 100 s. Larger values are
+	// clamped to it and counted in Summary.Clamped, never refused.
+	Highest = int64(100 * time.Second)
+	// SigFigs is the precision: 2 significant figures (1% relative error),
+	// which keeps one histogram near 30 KB so a window of them stays small.
+	SigFigs = 2
+)
+
+// Summary is a read of a histogram. Durations are zero when Count is 0:
+// callers must show "n/a" then, never the zero (STACK.md: an empty hdr
+// histogram still returns a bucket value).
+type Summary struct {
+	P50, P90, P99, P999, Max time.Duration
+	// Count is the number of recorded values, corrected samples included.
+	Count int64
+	// Clamped counts values above Highest that were recorded as Highest.
+	Clamped int64
+}
+
+// Summarize reads h. h is not modified.
+func Summarize(h *hdr.Histogram) Summary {
+	n := h.TotalCount()
+	if n == 0 {
+		return Summary{}
+	}
+	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Summary{
+		P50:   time.Duration(v[0]),
+		P90:   time.Duration(v[1]),
+		P99:   time.Duration(v[2]),
+		P999:  time.Duration(v[3]),
+		Max:   time.Duration(h.Max()),
+		Count: n,
+	}
+}
+
+// NewHistogram returns an empty histogram with the package's range.
+func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, SigFigs) }
+
+// Recorder keeps a sliding window and a since-reset histogram of the same
+// values. It is safe for concurrent use; mu guards everything below it.
+//
+// The window is Slots sub-histograms of Window/Slots each. Which slot is
+// current is a pure function of the clock (now / slot length), so nobody has
+// to call a rotate method on a timer: a read or write first advances the
+// window to now.
+type Recorder struct {
+	now      func() time.Time
+	slot     time.Duration
+	mu       sync.Mutex
+	w        *hdr.WindowedHistogram
+	slots    int
+	epoch    int64 // index of the slot w.Current stands for
+	total    *hdr.Histogram
+	clampedW []int64 // clamped count per slot, parallel to the window
+	clamped  int64   // since reset
+}
+
+// DefaultSlots is the number of sub-histograms a window is made of: the
+// window slides in steps of Window/DefaultSlots.
+const DefaultSlots = 10
+
+// NewRecorder returns a Recorder whose window spans window (> 0), read
+// through now (time.Now when nil).
+func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
+	if window <= 0 {
+		panic("hist: window must be > 0")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	r := &Recorder{
+		now:      now,
+		slot:     window / DefaultSlots,
+		slots:    DefaultSlots,
+		w:        hdr.NewWindowed(DefaultSlots, Lowest, Highest, SigFigs),
+		total:    NewHistogram(),
+		clampedW: make([]int64, DefaultSlots),
+	}
+	if r.slot <= 0 {
+		r.slot = 1
+	}
+	r.epoch = r.now().UnixNano() / int64(r.slot)
+	return r
+}
+
+// advance rotates the window up to the current time. Callers hold mu.
+func (r *Recorder) advance() {
+	e := r.now().UnixNano() / int64(r.slot)
+	steps := e - r.epoch
+	if steps <= 0 {
+		return
+	}
+	if steps > int64(r.slots) {
+		steps = int64(r.slots)
+	}
+	for i := int64(0); i < steps; i++ {
+		r.w.Rotate()
+		r.epoch++
+		r.clampedW[r.epoch%int64(r.slots)] = 0
+	}
+	r.epoch = e
+}
+
+// clamp limits v to [0, Highest] and reports whether it was above Highest.
+func clamp(v int64) (int64, bool) {
+	if v < 0 {
+		return 0, false
+	}
+	if v > Highest {
+		return Highest, true
+	}
+	return v, false
+}
+
+// Record adds one value in ns. Negative values record as 0; values above
+// Highest record as Highest and are counted as clamped.
+func (r *Recorder) Record(ns int64) {
+	r.RecordCorrected(ns, 0)
+}
+
+// RecordCorrected adds one value in ns and, when interval > 0 and the value
+// exceeds it, the values interval, 2*interval, ... below it that a probe
+// sampling every interval missed while it was stalled: hdr's
+// RecordCorrectedValue, the coordinated-omission correction of Gil Tene's
+// HdrHistogram. With interval <= 0 it is Record.
+func (r *Recorder) RecordCorrected(ns, interval int64) {
+	v, over := clamp(ns)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.advance()
+	if over {
+		r.clamped++
+		r.clampedW[r.epoch%int64(r.slots)]++
+	}
+	if interval > 0 {
+		_ = r.w.Current.RecordCorrectedValue(v, interval)
+		_ = r.total.RecordCorrectedValue(v, interval)
+		return
+	}
+	_ = r.w.Current.RecordValue(v)
+	_ = r.total.RecordValue(v)
+}
+
+// Window summarizes the values recorded in the sliding window.
+func (r *Recorder) Window() Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.advance()
+	s := Summarize(r.w.Merge())
+	for _, c := range r.clampedW {
+		s.Clamped += c
+	}
+	return s
+}
+
+// Total summarizes the values recorded since the last Reset.
+func (r *Recorder) Total() Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Summarize(r.total)
+	s.Clamped = r.clamped
+	return s
+}
+
+// Reset empties the window and the since-reset histogram.
+func (r *Recorder) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := 0; i < r.slots; i++ {
+		r.w.Rotate()
+		r.clampedW[i] = 0
+	}
+	r.epoch = r.now().UnixNano() / int64(r.slot)
+	r.total.Reset()
+	r.clamped = 0
+}

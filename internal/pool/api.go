@@ -1,0 +1,129 @@
+// Package pool is offtop's resizable FIFO worker pool with per-worker
+// accounting: busy time (wall time inside tasks) and on-CPU time (thread CPU
+// clock) for every worker, and queue-wait, run and total latency per task.
+//
+// Size 0 means "inline": the pool has no worker goroutines and hands each
+// task, in FIFO order, to the Inline executor given in Options (offtop passes
+// the Loop's Post, so the task runs on the single-goroutine main loop, as a
+// Node.js handler without worker_threads does). Tasks handed over are still
+// counted by the pool: queued until the executor starts them, then running.
+//
+// Invariant, at every Stats(): Submitted = Completed + Failed + Running + Queued.
+package pool
+
+import (
+	"errors"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// MaxSize is the largest pool size Resize accepts.
+const MaxSize = 256
+
+// Errors returned by Submit, Do and Resize; match with errors.Is.
+var (
+	ErrSize      = errors.New("pool: size out of range 0..256")
+	ErrClosed    = errors.New("pool: closed")
+	ErrQueueFull = errors.New("pool: queue full")
+)
+
+// PanicError is the error a task's done callback gets when the task panicked
+// (or called runtime.Goexit: Value is then an error saying so).
+type PanicError struct {
+	Value any    // what the task panicked with
+	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
+}
+
+func (e *PanicError) Error() string { return "pool: task panicked: " + sprint(e.Value) }
+
+// Unwrap returns Value when it is an error, so errors.Is and errors.As see
+// through a task that panicked with an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Options configure a Pool. The zero value is usable: size 0, unbounded
+// queue, no inline executor (tasks at size 0 then wait for a worker),
+// time.Now, 5 s latency window.
+type Options struct {
+	// Size is the initial number of workers, 0..MaxSize.
+	Size int
+	// MaxQueue bounds the queue; 0 means unbounded. A Submit beyond it
+	// returns ErrQueueFull and is not counted as submitted.
+	MaxQueue int
+	// Inline runs tasks while the size is 0. It must run fn later on some
+	// goroutine, exactly once, and must not block the caller. nil: tasks wait
+	// in the queue until the pool grows. The pool calls it in FIFO order
+	// holding a lock that serializes hand-offs, so it must not run fn
+	// synchronously (a task submitting at size 0 would deadlock). Running a
+	// wrapper twice, or after Close dropped its task, does nothing.
+	Inline func(fn func())
+	// Now is the clock for latency and busy accounting (time.Now when nil).
+	Now func() time.Time
+	// Window is the span of the sliding latency window (5 s when 0).
+	Window time.Duration
+}
+
+// WorkerStats is one worker's cumulative accounting. Fractions over an
+// interval are differences of two Stats divided by the wall time between them
+// (see Utilization).
+type WorkerStats struct {
+	// Slot is the worker's stable index 0..MaxSize-1; a replaced worker keeps
+	// its slot. The inline executor is not a worker and has no slot.
+	Slot int
+	// Started is when New or Resize started this slot's worker (Options.Now);
+	// Busy, OnCPU, Completed and Failed count from then. A slot that retires
+	// and starts again counts from zero; Utilization tells the two apart.
+	Started time.Time
+	gen     uint64 // which start of the slot this is: unique per pool
+	// Busy is the wall time (Options.Now) the worker spent on tasks since
+	// Started, including the task in progress up to Stats.At. It is counted
+	// per run of back-to-back tasks: from the start of a task taken while
+	// idle to when the worker finds no next task, so the pool's bookkeeping
+	// and done callbacks between back-to-back tasks (~1 us each) count as
+	// busy; waiting for work never does.
+	Busy time.Duration
+	// OnCPU is the thread CPU time over the same runs (Linux
+	// CLOCK_THREAD_CPUTIME_ID; the worker is locked to its OS thread for the
+	// run), including the run in progress. Valid only when OnCPUKnown; it is
+	// false on other systems, or after a clock read failed.
+	OnCPU      time.Duration
+	OnCPUKnown bool
+	// Running reports whether the worker has a task: in progress, or handed
+	// to it and about to start.
+	Running bool
+	// Retiring reports that a shrink chose this worker; it exits after its
+	// current task.
+	Retiring bool
+	// Completed and Failed count tasks this slot finished.
+	Completed, Failed int64
+}
+
+// Stats is a copy of the pool's state; nothing in it is shared with the pool.
+type Stats struct {
+	At   time.Time // when the copy was taken (Options.Now)
+	Size int       // target size set by Resize
+	// Counts since New. Submitted = Completed + Failed + Running + Queued.
+	// Queued includes tasks handed to Inline and not yet started.
+	Submitted, Completed, Failed, Running, Queued int64
+
+	Rejected int64         // Submit calls refused with ErrQueueFull
+	Replaced int64         // workers replaced after a panicking task
+	Workers  []WorkerStats // live workers (retiring ones included), by slot
+
+	// Latency of tasks over the sliding window and since Reset: Wait is
+	// submit to start, Run is start to end, Total is submit to end.
+	Wait, Run, Total          hist.Summary
+	WaitAll, RunAll, TotalAll hist.Summary
+}
+
+// Utilization returns per-slot busy and on-CPU fractions (0..1, clamped) of
+// the wall time between prev and cur, for the workers of cur in its order.
+// onCPU is nil when the OS gives no thread CPU clock (some worker of cur has
+// OnCPUKnown false, or cur has no workers). A slot absent from prev, or
+// started again since prev (retired, then grown into), is measured from
+// prev.At. When
+// cur.At is not after prev.At every fraction is 0.
+func Utilization(prev, cur Stats) (busy, onCPU []float64) { return utilization(prev, cur) }

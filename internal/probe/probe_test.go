@@ -1,0 +1,578 @@
+package probe
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/sysinfo"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// --- Loop ---
+
+func TestLoopFIFO(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	const n = 10000
+	got := make([]int, 0, n)
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		l.Post(func() {
+			got = append(got, i) // only the Loop touches got
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	l.Do(func() {})
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("callback %d ran at position %d", v, i)
+		}
+	}
+	if s := l.Stats(); s.Ran != n+1 || s.Queued != 0 || s.Panics != 0 {
+		t.Fatalf("stats = %+v, want Ran %d, Queued 0, Panics 0", s, n+1)
+	}
+}
+
+func TestLoopDoWaits(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	ran := false
+	l.Do(func() {
+		time.Sleep(20 * time.Millisecond)
+		ran = true
+	})
+	if !ran { // Do's return happens after fn: no race here
+		t.Fatal("Do returned before fn ran")
+	}
+}
+
+func TestLoopPanicCountedAndLoopSurvives(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	l.Post(func() { panic("boom") })
+	l.Post(func() { panic(nil) })
+	l.Do(func() { panic("in Do") })   // recovered by the Loop, Do returns
+	l.Do(func() { runtime.Goexit() }) // Do returns: the replacement goroutine closes its done
+	ok := false
+	l.Do(func() { ok = true })
+	if !ok {
+		t.Fatal("Loop did not run a callback after panics")
+	}
+	s := l.Stats()
+	if s.Panics != 4 || s.Ran != 5 {
+		t.Fatalf("stats = %+v, want Panics 4 (3 panics + Goexit), Ran 5", s)
+	}
+}
+
+func TestLoopCloseDrainsQueued(t *testing.T) {
+	l := NewLoop()
+	release := make(chan struct{})
+	l.Post(func() { <-release })
+	const n = 100
+	var mu sync.Mutex
+	count := 0
+	for range n {
+		l.Post(func() { mu.Lock(); count++; mu.Unlock() })
+	}
+	if q := l.Stats().Queued; q < n {
+		t.Fatalf("Queued = %d, want >= %d while the first callback blocks", q, n)
+	}
+	closed := make(chan struct{})
+	go func() { l.Close(); close(closed) }()
+	go l.Close() // concurrent second Close
+	close(release)
+	<-closed
+	l.Close() // and a third, after the fact
+	mu.Lock()
+	defer mu.Unlock()
+	if count != n {
+		t.Fatalf("Close ran %d of %d queued callbacks", count, n)
+	}
+}
+
+func TestLoopPostAfterCloseRuns(t *testing.T) {
+	l := NewLoop()
+	l.Close()
+	done := make(chan struct{})
+	l.Post(func() { close(done) })
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("fn posted after Close never ran")
+	}
+	l.Post(func() { panic("late") }) // must not crash the process
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Stats().Panics != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("late panic not counted: %+v", l.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	l.Do(func() {}) // Do after Close returns too
+	if s := l.Stats(); s.Ran != 3 {
+		t.Fatalf("Ran = %d, want 3", s.Ran)
+	}
+}
+
+func TestLoopBusyIncludesInProgress(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	l.Post(func() { close(started); <-release })
+	l.Post(func() {})
+	<-started
+	t0 := time.Now()
+	time.Sleep(30 * time.Millisecond)
+	s := l.Stats()
+	if waited := time.Since(t0); s.Busy < 30*time.Millisecond || s.Busy > waited+time.Second {
+		t.Fatalf("Busy = %v during a callback running for >= 30ms", s.Busy)
+	}
+	if s.Ran != 0 || s.Queued != 1 {
+		t.Fatalf("stats = %+v, want Ran 0, Queued 1", s)
+	}
+	close(release)
+	l.Do(func() {})
+	if b := l.Stats().Busy; b < s.Busy {
+		t.Fatalf("Busy went down: %v then %v", s.Busy, b)
+	}
+}
+
+func TestLoopCompactsLongQueue(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	// Keep the queue from draining while many callbacks pass through it.
+	var wg sync.WaitGroup
+	for i := 0; i < 5*compactAt; i++ {
+		wg.Add(1)
+		l.Post(func() { wg.Done() })
+	}
+	wg.Wait()
+	l.Do(func() {})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.head != 0 || len(l.q) != 0 {
+		t.Fatalf("after draining: head %d len %d", l.head, len(l.q))
+	}
+}
+
+// --- Scheduling arithmetic ---
+
+func TestNextDue(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	const res = 10 * time.Millisecond
+	ms := func(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Millisecond))) }
+	tests := []struct {
+		name       string
+		prevK      int64
+		ran        time.Time
+		wantK      int64
+		wantMissed int64
+	}{
+		{"on time", 1, ms(10), 2, 0},
+		{"a little late", 1, ms(10.3), 2, 0},
+		{"just before the next due time", 1, ms(19.999), 2, 0},
+		{"exactly on the next due time: strictly after", 1, ms(20), 3, 1},
+		{"one due time skipped", 1, ms(25), 3, 1},
+		{"100ms stall", 5, ms(151), 16, 10},
+		{"1s stall", 1, ms(1010), 102, 100},
+		{"ran before its due time (clock step)", 7, ms(10), 8, 0},
+		{"ran before t0", 1, t0.Add(-time.Second), 2, 0},
+		{"first sample", 0, ms(0.2), 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, due, missed := nextDue(t0, res, tc.prevK, tc.ran)
+			if k != tc.wantK || missed != tc.wantMissed {
+				t.Fatalf("nextDue(prevK %d, ran %v) = k %d, missed %d; want k %d, missed %d",
+					tc.prevK, tc.ran.Sub(t0), k, missed, tc.wantK, tc.wantMissed)
+			}
+			if want := t0.Add(time.Duration(tc.wantK) * res); !due.Equal(want) {
+				t.Fatalf("due = %v, want %v", due.Sub(t0), want.Sub(t0))
+			}
+			if !due.After(tc.ran) {
+				t.Fatalf("due %v not after ran %v", due.Sub(t0), tc.ran.Sub(t0))
+			}
+		})
+	}
+}
+
+// --- Lateness probe ---
+
+func TestLagProbeEmptyReportsCountZero(t *testing.T) {
+	p := StartLagProbe(nil, time.Hour, time.Second)
+	defer p.Stop()
+	s := p.Stats()
+	for name, sum := range map[string]hist.Summary{
+		"Corrected": s.Corrected, "Raw": s.Raw, "CorrectedAll": s.CorrectedAll, "RawAll": s.RawAll,
+	} {
+		if sum != (hist.Summary{}) {
+			t.Errorf("%s = %+v, want zero (Count 0: n/a)", name, sum)
+		}
+	}
+	if s.Resolution != time.Hour || s.Missed != 0 {
+		t.Errorf("stats = %+v", s)
+	}
+}
+
+func TestLagProbeResetEmpties(t *testing.T) {
+	l := NewLoop()
+	defer l.Close()
+	p := StartLagProbe(l.Post, 20*time.Millisecond, time.Minute)
+	defer p.Stop()
+	l.Do(func() { time.Sleep(100 * time.Millisecond) }) // force misses
+	waitFor(t, func() bool { return p.Stats().Missed > 0 })
+	if s := p.Stats(); s.CorrectedAll.Max < 50*time.Millisecond {
+		t.Fatalf("stall not recorded: %+v", s.CorrectedAll)
+	}
+	p.Reset()
+	s := p.Stats()
+	if s.Missed != 0 {
+		t.Fatalf("Missed = %d after Reset", s.Missed)
+	}
+	// A sample may land between Reset and Stats; none can be the stall.
+	for _, h := range []hist.Summary{s.Raw, s.Corrected, s.RawAll, s.CorrectedAll} {
+		if h.Count > 1 || h.Max >= 20*time.Millisecond {
+			t.Fatalf("after Reset: %+v", h)
+		}
+	}
+}
+
+func TestLagProbeStopNeverHangs(t *testing.T) {
+	// A post that never runs fn: the Loop is stalled forever.
+	var mu sync.Mutex
+	var lost []func()
+	p := StartLagProbe(func(fn func()) { mu.Lock(); lost = append(lost, fn); mu.Unlock() },
+		time.Millisecond, time.Second)
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(lost) > 0 })
+	stopped := make(chan struct{})
+	go func() { p.Stop(); p.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop hung on a sample that never runs")
+	}
+	mu.Lock()
+	if len(lost) != 1 {
+		t.Errorf("%d samples posted, want 1 in flight at a time", len(lost))
+	}
+	lost[0]() // running it late must not block or panic
+	mu.Unlock()
+
+	// And with a closed Loop (posts then run on fresh goroutines).
+	l := NewLoop()
+	l.Close()
+	p = StartLagProbe(l.Post, time.Millisecond, time.Second)
+	waitFor(t, func() bool { return p.Stats().RawAll.Count > 3 })
+	p.Stop()
+	p.Stop()
+}
+
+func TestLagProbeStopDuringLongSleep(t *testing.T) {
+	p := StartLagProbe(nil, time.Hour, time.Second)
+	t0 := time.Now()
+	p.Stop()
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("Stop took %v with a 1h resolution", d)
+	}
+}
+
+func TestLagProbeRecordsHugeLatenessWithoutPanic(t *testing.T) {
+	// A sample 150s late, beyond hist.Highest (100s), through the probe's
+	// own recording path: clamped and counted, never a panic.
+	p := StartLagProbe(nil, time.Hour, time.Minute)
+	defer p.Stop()
+	late := int64(150 * time.Second)
+	p.raw.Record(late)
+	p.corr.RecordCorrected(late, int64(p.res))
+	s := p.Stats()
+	if s.RawAll.Clamped != 1 || s.RawAll.Max < 99*time.Second {
+		t.Fatalf("RawAll = %+v, want 1 clamped at ~100s", s.RawAll)
+	}
+}
+
+func TestTimerFDNeverEarly(t *testing.T) {
+	fd, err := newTimerFD()
+	if err != nil {
+		t.Skipf("no timerfd here: %v", err)
+	}
+	defer fd.close()
+	for _, d := range []time.Duration{1, time.Microsecond, 100 * time.Microsecond, 2 * time.Millisecond} {
+		for range 20 {
+			start := time.Now()
+			if err := fd.sleep(d); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(start); got < d {
+				t.Fatalf("sleep(%v) returned after %v", d, got)
+			}
+		}
+	}
+	fd.close()
+	if err := fd.sleep(time.Millisecond); err == nil {
+		t.Fatal("sleep on a closed timerfd: no error")
+	}
+}
+
+func TestLagProbeUsesTimerFDOnLinux(t *testing.T) {
+	p := StartLagProbe(nil, time.Hour, time.Second)
+	defer p.Stop()
+	if (p.fd != nil) != (runtime.GOOS == "linux") || (p.fd == nil && p.wait != waitTimer) {
+		t.Fatalf("on %s: fd %v, wait %v", runtime.GOOS, p.fd, p.wait)
+	}
+}
+
+// TestLagProbeIdle: with nothing else running the Loop-delay probe reads
+// near 0, not near the resolution.
+func TestLagProbeIdle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real time: 2s")
+	}
+	l := NewLoop()
+	defer l.Close()
+	p := StartLagProbe(l.Post, 10*time.Millisecond, time.Minute)
+	defer p.Stop()
+	time.Sleep(2 * time.Second)
+	s := p.Stats()
+	logLag(t, s)
+	if s.RawAll.Count < 150 {
+		t.Fatalf("only %d samples in 2s at 10ms", s.RawAll.Count)
+	}
+	if s.Raw.P50 >= time.Millisecond || s.Corrected.P50 >= time.Millisecond {
+		t.Fatalf("idle p50 raw %v corrected %v, want < 1ms", s.Raw.P50, s.Corrected.P50)
+	}
+}
+
+// TestLagProbeCalibrationStall is the acceptance test of the probe: the
+// Loop stalls for exactly D every P and the corrected histogram must read
+// the truth for a request arriving at a random moment: max D, p99 0.9*D.
+//
+// The probe at resolution R can see a stall's full length only when a
+// sample falls due just after the stall starts: a stall starting δ before
+// the next due time reads D - R + δ (δ in (0, R]). With stalls at exactly
+// t0 + k*P and P a multiple of R, δ would be the same for every stall, fixed
+// by the start-up phase, and the max would read anywhere in (D-R, D] from
+// run to run. So stall k starts (k mod 10)*R/10 later: ten stalls sweep
+// every phase in steps of R/10 and one of them is read within R/10 of D.
+//
+// p99 of a stall that is exactly 1% of the time sits on a bucket edge: the
+// corrected histogram gets per stall one value near D, one near D-R, ...
+// and ~91 idle values, so p99 is the top of the "D-R" group only while the
+// stall values are under 1% of all samples. The run idles 1s before the
+// first and ~2s after the last stall, which puts the raw stall share at
+// ~0.9% (raw p99 stays idle) and the corrected top group at ~0.85%.
+func TestLagProbeCalibrationStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real time: 12s")
+	}
+	const (
+		R      = 10 * time.Millisecond
+		P      = time.Second
+		D      = 100 * time.Millisecond
+		stalls = 10
+		run    = 12 * time.Second
+	)
+	l := NewLoop()
+	defer l.Close()
+	p := StartLagProbe(l.Post, R, time.Minute) // window covers the run
+	defer p.Stop()
+
+	t0 := time.Now()
+	for k := 1; k <= stalls; k++ {
+		phase := time.Duration(k%10) * R / 10
+		time.Sleep(time.Until(t0.Add(time.Duration(k)*P + phase)))
+		l.Post(func() {
+			s := time.Now()
+			for time.Since(s) < D { // busy-wait: the Loop is blocked, not parked
+			}
+		})
+	}
+	time.Sleep(time.Until(t0.Add(run)))
+	s := p.Stats()
+	logLag(t, s)
+	if ls := l.Stats(); ls.Busy < stalls*D {
+		t.Fatalf("Loop busy %v, want >= %v", ls.Busy, stalls*D)
+	}
+
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for name, sum := range map[string]hist.Summary{"window": s.Corrected, "total": s.CorrectedAll} {
+		if m := ms(sum.Max); m < 95 || m > 105 {
+			t.Errorf("corrected %s max = %.2fms, want 100 ± 5ms", name, m)
+		}
+	}
+	if p99 := ms(s.CorrectedAll.P99); p99 < 80 || p99 > 95 {
+		t.Errorf("corrected p99 = %.2fms, want 80..95ms (truth 90ms)", p99)
+	}
+	if s.RawAll.P99 >= s.CorrectedAll.P99 {
+		t.Errorf("raw p99 %v >= corrected p99 %v: correction adds nothing", s.RawAll.P99, s.CorrectedAll.P99)
+	}
+	// Each stall skips about D/R - 1 due times.
+	if s.Missed < stalls*(int64(D/R)-2) || s.Missed > stalls*(int64(D/R)+1) {
+		t.Errorf("Missed = %d, want about %d", s.Missed, stalls*(int64(D/R)-1))
+	}
+}
+
+// TestIdleLateness measures the idle lateness of the Loop-delay probe and of
+// the scheduler probe for each way of waiting. Run with
+//
+//	OFFTOP_MEASURE=1 go test -run TestIdleLateness -v ./internal/probe/
+func TestIdleLateness(t *testing.T) { measureLateness(t, 0) }
+
+// TestSaturatedLateness is the same with GOMAXPROCS spinning goroutines:
+// the probes must then read the runtime's preemption delay (~10-20 ms).
+func TestSaturatedLateness(t *testing.T) { measureLateness(t, runtime.GOMAXPROCS(0)) }
+
+func measureLateness(t *testing.T, spinners int) {
+	if os.Getenv("OFFTOP_MEASURE") == "" {
+		t.Skip("set OFFTOP_MEASURE=1 to measure (10s per way of waiting)")
+	}
+	for _, mode := range []struct {
+		name string
+		wait waitMode
+	}{{"timerfd", waitFD}, {"timer", waitTimer}, {"sleep", waitSleep}} {
+		t.Run(mode.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range spinners {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+					}
+				}()
+			}
+			l := NewLoop()
+			defer l.Close()
+			r := sysinfo.NewReader()
+			defer r.Close()
+			s0 := r.Read()
+			loop := startLagProbe(l.Post, 10*time.Millisecond, time.Minute, mode.wait)
+			free := startLagProbe(nil, 10*time.Millisecond, time.Minute, mode.wait)
+			time.Sleep(10 * time.Second)
+			close(stop)
+			wg.Wait()
+			loop.Stop()
+			free.Stop()
+			cpu, _ := sysinfo.CPUFraction(s0, r.Read())
+			t.Logf("process CPU %.2f%% of one core (both probes + %d spinners)", 100*cpu, spinners)
+			t.Logf("Loop-delay probe, %d spinners:", spinners)
+			logLag(t, loop.Stats())
+			t.Logf("free goroutine (scheduler probe), %d spinners:", spinners)
+			logLag(t, free.Stats())
+		})
+	}
+}
+
+// --- Scheduler probe ---
+
+func TestSchedProbe(t *testing.T) {
+	s := StartSchedProbe(time.Millisecond, time.Second)
+	defer s.Stop()
+	var wg sync.WaitGroup
+	for range 1000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for i := range 10000 {
+				x += i
+			}
+			runtime.Gosched()
+			_ = x
+		}()
+	}
+	wg.Wait()
+	waitFor(t, func() bool { return s.lag.Stats().RawAll.Count > 5 })
+	st := s.Stats()
+	rt := st.Runtime
+	t.Logf("runtime: n %d p50 %v p90 %v p99 %v p99.9 %v max %v", rt.Count, rt.P50, rt.P90, rt.P99, rt.P999, rt.Max)
+	logLag(t, st.LagStats)
+	if rt.Count <= 0 {
+		t.Fatalf("Runtime.Count = %d after goroutine churn", rt.Count)
+	}
+	if !(rt.P50 <= rt.P90 && rt.P90 <= rt.P99 && rt.P99 <= rt.P999 && rt.P999 <= rt.Max) {
+		t.Fatalf("percentiles out of order: %+v", rt)
+	}
+	if rt.Max <= 0 || rt.Max > time.Minute {
+		t.Fatalf("Runtime.Max = %v", rt.Max)
+	}
+	if st.RawAll.Count == 0 {
+		t.Fatal("scheduler probe recorded no lateness")
+	}
+	s.Reset()
+	if st2 := s.Stats(); st2.RawAll.Count > st.RawAll.Count {
+		t.Fatalf("after Reset: %+v", st2)
+	}
+	s.Stop()
+	s.Stop()
+}
+
+func TestSummarizeBuckets(t *testing.T) {
+	inf := math.Inf(1)
+	bounds := []float64{0, 0.001, 0.002, 0.004, inf} // 4 buckets, last open
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	tests := []struct {
+		name      string
+		cur, prev []uint64
+		want      hist.Summary
+	}{
+		{"empty", []uint64{0, 0, 0, 0}, nil, hist.Summary{}},
+		{"no change", []uint64{5, 5, 0, 0}, []uint64{5, 5, 0, 0}, hist.Summary{}},
+		{"all in first bucket", []uint64{10, 0, 0, 0}, nil,
+			hist.Summary{P50: ms(1), P90: ms(1), P99: ms(1), P999: ms(1), Max: ms(1), Count: 10}},
+		{"delta only", []uint64{100, 10, 1, 0}, []uint64{100, 0, 0, 0},
+			hist.Summary{P50: ms(2), P90: ms(2), P99: ms(4), P999: ms(4), Max: ms(4), Count: 11}},
+		{"+Inf bucket clamps to last finite bound", []uint64{98, 1, 0, 1}, nil,
+			hist.Summary{P50: ms(1), P90: ms(1), P99: ms(2), P999: ms(4), Max: ms(4), Count: 100}},
+		{"counter went down (bucket counted as 0)", []uint64{1, 0, 0, 0}, []uint64{5, 0, 0, 0}, hist.Summary{}},
+		{"length mismatch", []uint64{1, 2}, nil, hist.Summary{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := summarizeBuckets(tc.cur, tc.prev, bounds); got != tc.want {
+				t.Fatalf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// --- helpers ---
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 10s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func logLag(t *testing.T, s LagStats) {
+	t.Helper()
+	f := func(name string, h hist.Summary) {
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		t.Logf("%-13s n %5d  p50 %7.3fms  p90 %7.3fms  p99 %7.3fms  p99.9 %7.3fms  max %7.3fms",
+			name, h.Count, ms(h.P50), ms(h.P90), ms(h.P99), ms(h.P999), ms(h.Max))
+	}
+	f("raw", s.Raw)
+	f("corrected", s.Corrected)
+	f("raw all", s.RawAll)
+	f("corrected all", s.CorrectedAll)
+	t.Logf("missed %d, resolution %v", s.Missed, s.Resolution)
+}

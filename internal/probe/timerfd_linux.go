@@ -1,0 +1,79 @@
+//go:build linux
+
+package probe
+
+import (
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// timerFD is a one-shot Linux timerfd read through the runtime's network
+// poller: a goroutine waiting on it is parked as for any socket, with no
+// thread blocked, and the poller's epoll_wait returns when the kernel timer
+// fires, not on the next whole millisecond.
+//
+// Arming and reading use RawSyscall: both are non-blocking (the fd is
+// O_NONBLOCK), and a plain Syscall would tell the scheduler about a system
+// call, which wakes sysmon from its idle sleep on every sample (measured:
+// ~1.7x the context switches and ~1.5x the CPU of the probe here).
+//
+// Not safe for concurrent use, except close, which may be called at any time
+// and more than once.
+type timerFD struct {
+	f     *os.File
+	rc    syscall.RawConn
+	spec  unix.ItimerSpec
+	buf   [8]byte // expiration count read from the fd
+	errno syscall.Errno
+	arm   func(fd uintptr)      // bound once: sleep allocates nothing
+	read  func(fd uintptr) bool //
+}
+
+func newTimerFD() (*timerFD, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("timerfd_create", err)
+	}
+	t := &timerFD{f: os.NewFile(uintptr(fd), "timerfd")}
+	if t.rc, err = t.f.SyscallConn(); err != nil {
+		t.f.Close()
+		return nil, err
+	}
+	t.arm = func(fd uintptr) {
+		_, _, t.errno = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0,
+			uintptr(unsafe.Pointer(&t.spec)), 0, 0, 0)
+	}
+	t.read = func(fd uintptr) bool {
+		_, _, t.errno = unix.RawSyscall(unix.SYS_READ, fd,
+			uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
+		return t.errno != unix.EAGAIN
+	}
+	return t, nil
+}
+
+// sleep arms the timer to fire in d (> 0, relative, so it never fires before
+// the caller's due time) and waits until it has fired. It returns an error
+// if the fd was closed or a system call failed.
+func (t *timerFD) sleep(d time.Duration) error {
+	t.spec = unix.ItimerSpec{Value: unix.NsecToTimespec(int64(max(d, 1)))}
+	if err := t.rc.Control(t.arm); err != nil {
+		return err
+	}
+	if t.errno != 0 {
+		return os.NewSyscallError("timerfd_settime", t.errno)
+	}
+	if err := t.rc.Read(t.read); err != nil {
+		return err
+	}
+	if t.errno != 0 {
+		return os.NewSyscallError("read timerfd", t.errno)
+	}
+	return nil
+}
+
+// close closes the fd; a sleep in progress returns an error.
+func (t *timerFD) close() { t.f.Close() }

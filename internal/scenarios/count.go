@@ -1,0 +1,195 @@
+package scenarios
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/offtop/offtop/internal/sysinfo"
+)
+
+func init() {
+	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker (seed 000, 1-3)",
+		func(Config) Scenario { return &count{jobs: countJobs} })
+}
+
+// countJobs is the number of jobs in a batch; countIters the additions per
+// job at scale 1, sized so one batch (16 x 60M additions) takes about 1 s on
+// one core of this machine (seed 000 counts to a billion five times; we keep
+// the shape at a size a 2-core box finishes in seconds).
+const (
+	countJobs  = 16
+	countIters = 60_000_000
+)
+
+// countSum is the job: the sum of 0..n-1, computed the slow way so the CPU
+// work is real; its closed form n(n-1)/2 checks the answer (seed 000: a
+// benchmark prints its answer, or wasted work hides).
+func countSum(n int64) uint64 {
+	var s uint64
+	for i := int64(0); i < n; i++ {
+		s += uint64(i)
+	}
+	return s
+}
+
+// batchResult is one finished batch.
+type batchResult struct {
+	workers int
+	wall    time.Duration
+	cpu     time.Duration // whole-process CPU time over the batch
+	ok      bool
+}
+
+type count struct {
+	jobs   int
+	iters  int64
+	paused atomic.Bool
+	loadMu sync.Mutex
+	sys    *sysinfo.Reader
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	// mu guards the figures below.
+	mu      sync.Mutex
+	last    batchResult
+	batches int64
+	bad     int64
+	ref     time.Duration // wall of the batch on one goroutine
+	refFrom string        // where ref was measured
+	jobCPU  cpuMeter
+}
+
+func (c *count) Name() string { return "count" }
+func (c *count) Look() string {
+	return "batch wall vs CPU: speed-up tops out at the cores you have; past that, more workers only burn CPU"
+}
+
+func (c *count) Start(env Env) error {
+	c.iters = max(int64(float64(countIters)*env.Scale), 1000)
+	c.sys = sysinfo.NewReader()
+	c.stop = make(chan struct{})
+	c.wg.Add(1)
+	go c.drive(env)
+	return nil
+}
+
+// drive measures the 1-worker reference on its own goroutine, then runs
+// batches through the pool until stopped.
+func (c *count) drive(env Env) {
+	defer c.wg.Done()
+	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1)
+	c.mu.Lock()
+	c.ref, c.refFrom = r.wall, "reference run on one goroutine at start"
+	c.mu.Unlock()
+	for {
+		select {
+		case <-c.stop:
+			return
+		default:
+		}
+		if c.paused.Load() {
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		r := c.batch(env.Submit, env.Workers())
+		c.mu.Lock()
+		c.last = r
+		c.batches++
+		if !r.ok {
+			c.bad++
+		}
+		if r.workers == 1 {
+			c.ref, c.refFrom = r.wall, "last batch at 1 worker"
+		}
+		c.mu.Unlock()
+	}
+}
+
+// batch submits the jobs, waits for all, and checks the total.
+func (c *count) batch(submit func(fn func(), done func(error)) error, workers int) batchResult {
+	s0 := c.sys.Read()
+	start := time.Now()
+	var (
+		wg    sync.WaitGroup
+		total atomic.Uint64
+		fails atomic.Int64
+	)
+	for range c.jobs {
+		wg.Add(1)
+		err := submit(func() {
+			c.jobCPU.run(func() { total.Add(countSum(c.iters)) })
+		}, func(err error) {
+			if err != nil {
+				fails.Add(1)
+			}
+			wg.Done()
+		})
+		if err != nil {
+			fails.Add(1)
+			wg.Done()
+		}
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	s1 := c.sys.Read()
+	n := uint64(c.iters)
+	want := uint64(c.jobs) * (n * (n - 1) / 2)
+	return batchResult{workers: workers, wall: wall, cpu: s1.CPU - s0.CPU,
+		ok: fails.Load() == 0 && total.Load() == want}
+}
+
+func (c *count) Stop() {
+	close(c.stop)
+	c.wg.Wait()
+	c.sys.Close()
+}
+
+func (c *count) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	have := c.batches > 0
+	rs := []Readout{
+		Millis("batch_wall_ms", "batch wall", c.last.wall, have),
+		Millis("batch_cpu_ms", "batch CPU", c.last.cpu, have),
+		Millis("ref_wall_ms", "1-worker wall", c.ref, c.ref > 0),
+	}
+	if have && c.ref > 0 && c.last.wall > 0 {
+		sp := float64(c.ref) / float64(c.last.wall)
+		rs = append(rs, Num("speedup", "speed-up", sp))
+		if c.last.workers > 0 {
+			rs = append(rs, Num("efficiency", "efficiency", sp/float64(c.last.workers)))
+		} else {
+			rs = append(rs, NA("efficiency", "efficiency"))
+		}
+		rs = append(rs, Num("cpu_per_wall", "CPU/wall", float64(c.last.cpu)/float64(c.last.wall)))
+	} else {
+		rs = append(rs, NA("speedup", "speed-up"), NA("efficiency", "efficiency"), NA("cpu_per_wall", "CPU/wall"))
+	}
+	rs = append(rs,
+		c.jobCPU.readout("cpu_per_task_ms", "CPU/job"),
+		Num("batch_workers", "batch at workers", float64(c.last.workers)),
+		Num("batches", "batches", float64(c.batches)),
+	)
+	if have {
+		rs = append(rs, Bool("answer_ok", "answer ok", c.bad == 0))
+	} else {
+		rs = append(rs, NA("answer_ok", "answer ok"))
+	}
+	return Status{Load: fmt.Sprintf("%d jobs x %dM additions per batch", c.jobs, c.iters/1e6), Readouts: rs}
+}
+
+func (c *count) SetLoad(delta int) {}
+
+func (c *count) Pause(p bool) { c.paused.Store(p) }
+func (c *count) Reset() {
+	c.mu.Lock()
+	c.batches, c.bad = 0, 0
+	c.mu.Unlock()
+}

@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCountSumMatchesClosedForm(t *testing.T) {
+	for _, n := range []int64{0, 1, 2, 10, 1000, 123457} {
+		if got, want := countSum(n), uint64(n)*uint64(max(n-1, 0))/2; got != want {
+			t.Errorf("countSum(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func TestFibAnswers(t *testing.T) {
+	if fib(fastN) != 832040 || fib(20) != 6765 {
+		t.Errorf("fib(30) = %d, fib(20) = %d", fib(fastN), fib(20))
+	}
+}
+
+func TestNextTick(t *testing.T) {
+	p := 10 * time.Millisecond
+	for _, c := range []struct {
+		elapsed time.Duration
+		k, want int64
+	}{
+		{10 * time.Millisecond, 1, 2}, // on time: the next one
+		{12 * time.Millisecond, 1, 2}, // a little late
+		{55 * time.Millisecond, 1, 6}, // ran long: skip 2..5
+		{20 * time.Millisecond, 2, 3}, // exactly on a boundary: strictly after
+		{5 * time.Millisecond, 3, 4},  // clock behind k: still advance
+	} {
+		if got := nextTick(c.elapsed, p, c.k); got != c.want {
+			t.Errorf("nextTick(%v, %v, %d) = %d, want %d", c.elapsed, p, c.k, got, c.want)
+		}
+	}
+}
+
+func TestPerSecond(t *testing.T) {
+	if got := perSecond(50, 5*time.Second, 10*time.Second); got != 10 {
+		t.Errorf("full window: %v", got)
+	}
+	if got := perSecond(10, 5*time.Second, 2*time.Second); got != 5 {
+		t.Errorf("young run: %v", got)
+	}
+	if got := perSecond(10, 5*time.Second, 0); got != 0 {
+		t.Errorf("zero span: %v", got)
+	}
+}

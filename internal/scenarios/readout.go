@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// Num is a known numeric readout.
+func Num(key, label string, v float64) Readout {
+	return Readout{Key: key, Label: label, Value: v, Known: true}
+}
+
+// NA is a readout with no value yet.
+func NA(key, label string) Readout { return Readout{Key: key, Label: label} }
+
+// Bool is a true/false readout, such as answer_ok.
+func Bool(key, label string, v bool) Readout {
+	r := Readout{Key: key, Label: label, Known: true, Bool: true}
+	if v {
+		r.Value = 1
+	}
+	return r
+}
+
+// Millis is a duration readout in ms; n/a when known is false. key must end
+// in _ms.
+func Millis(key, label string, d time.Duration, known bool) Readout {
+	if !known {
+		return NA(key, label)
+	}
+	return Num(key, label, float64(d)/float64(time.Millisecond))
+}
+
+// Percentiles returns p50, p99 and max readouts of s in ms under
+// prefix_p50_ms, prefix_p99_ms and prefix_max_ms; n/a while s is empty.
+func Percentiles(prefix, label string, s hist.Summary) []Readout {
+	ok := s.Count > 0
+	return []Readout{
+		Millis(prefix+"_p50_ms", label+" p50", s.P50, ok),
+		Millis(prefix+"_p99_ms", label+" p99", s.P99, ok),
+		Millis(prefix+"_max_ms", label+" max", s.Max, ok),
+	}
+}
+
+// perSecond is count / window, or count / elapsed while the run is younger
+// than the window: a rate over the sliding window.
+func perSecond(count int64, window, elapsed time.Duration) float64 {
+	span := min(window, elapsed)
+	if span <= 0 {
+		return 0
+	}
+	return float64(count) / span.Seconds()
+}

@@ -1,0 +1,136 @@
+// Package scenarios holds offtop's workloads: each reproduces one experiment
+// of the write-ups in shared/seeds and does its real work (real HTTP over
+// loopback, real hashing, real counting), checked against a known answer.
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Env is what a scenario may use. Everything a scenario does to the process
+// goes through these three: the Loop, the pool, and the clock.
+type Env struct {
+	// Post runs fn on the Loop, the single goroutine standing for Node's
+	// main thread; it never blocks. Do posts and waits.
+	Post func(fn func())
+	Do   func(fn func())
+	// Offload runs fn as a pool task and waits for it: on a worker when the
+	// pool has workers, on the Loop when its size is 0 ("inline"). It returns
+	// the task's error (a panic, a full queue, a closed pool).
+	Offload func(fn func()) error
+	// Submit queues fn as a pool task without waiting; done gets its outcome.
+	Submit func(fn func(), done func(error)) error
+	// Workers reports the pool's current size (0 = inline on the Loop).
+	Workers func() int
+	// Scale multiplies work sizes (1 = sized for this 2-core machine).
+	Scale float64
+	// Window is the span of sliding-window percentiles.
+	Window time.Duration
+}
+
+// Readout is one figure a scenario shows. Key is its JSON name in the
+// snapshot's extra object and ends in its unit (ping_p99_ms, fast_rps);
+// Label and Text are for the screen.
+type Readout struct {
+	Key   string
+	Label string
+	// Value is the figure in the unit Key names; Known false shows "n/a"
+	// and encodes as JSON null.
+	Value float64
+	Known bool
+	// Text, when non-empty, is shown instead of formatting Value.
+	Text string
+	// Bool marks a true/false readout (answer_ok): Value 1 is true.
+	Bool bool
+}
+
+// Status is what a running scenario reports at each sample.
+type Status struct {
+	// Load describes the current load in the scenario's own terms
+	// ("2 clients per endpoint"), changed with [ and ].
+	Load     string
+	Readouts []Readout
+}
+
+// Scenario is one workload. Start is called once; Stop is called once after
+// it and must return only when every goroutine the scenario started has
+// exited and its servers are closed. The other methods may be called from
+// any goroutine between Start and Stop.
+type Scenario interface {
+	// Name is the registry key, e.g. "server".
+	Name() string
+	// Look is the one-line "what to look at" shown on screen.
+	Look() string
+	Start(env Env) error
+	Stop()
+	Status() Status
+	// SetLoad changes the load by delta steps ([ is -1, ] is +1).
+	SetLoad(delta int)
+	// Pause stops (true) or resumes (false) generating new work.
+	Pause(paused bool)
+	// Reset clears the scenario's own latency figures (the r key).
+	Reset()
+}
+
+// Factory makes a fresh scenario; the Config gives its parameters.
+type Factory func(Config) Scenario
+
+// Config holds scenario parameters from flags. The zero value gives every
+// scenario its defaults.
+type Config struct {
+	// StallDuration and StallPeriod configure "stall" (default 100ms every 1s).
+	StallDuration, StallPeriod time.Duration
+}
+
+type entry struct {
+	name, summary string
+	make          Factory
+}
+
+var registry = map[string]entry{}
+
+// register adds a scenario; called from init in each scenario's file.
+func register(name, summary string, f Factory) {
+	if _, dup := registry[name]; dup {
+		panic("scenarios: duplicate " + name)
+	}
+	registry[name] = entry{name, summary, f}
+}
+
+// ErrUnknown is returned by New for a name not in the registry.
+var ErrUnknown = errors.New("unknown scenario")
+
+// Default is the scenario offtop runs when none is named.
+const Default = "server"
+
+// New returns a fresh scenario by name.
+func New(name string, c Config) (Scenario, error) {
+	e, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (have: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	return e.make(c), nil
+}
+
+// Names lists the registered scenarios, the default first, the rest sorted.
+func Names() []string {
+	var n []string
+	for k := range registry {
+		if k != Default {
+			n = append(n, k)
+		}
+	}
+	sort.Strings(n)
+	if _, ok := registry[Default]; ok {
+		n = append([]string{Default}, n...)
+	}
+	return n
+}
+
+// Summary is the one-line description of a registered scenario for
+// `offtop scenarios`.
+func Summary(name string) string { return registry[name].summary }

@@ -1,0 +1,317 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+func init() {
+	register("server", "real HTTP on 127.0.0.1: /ping beside /fast fib(30) and /slow fib(37); workers=0 is Node's plain server (seeds 000 s4, 001)",
+		func(Config) Scenario { return &server{clients: 2} })
+}
+
+// The server scenario's workload (seed 001: fibonacci(30) ~12 ms and
+// fibonacci(37) ~380 ms of CPU in V8; Go runs them about 3x faster) and its
+// health check (seed 000 section 4: a /ping every 50 ms, 2 s timeout).
+const (
+	fastN        = 30
+	slowN        = 37
+	pingEvery    = 50 * time.Millisecond
+	pingTimeout  = 2 * time.Second
+	maxClients   = 16
+	stopDeadline = 2 * time.Second
+)
+
+// fib is the naive doubly recursive Fibonacci the seeds use as CPU work.
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+// fibWant holds the answers clients check responses against.
+var fibWant = map[int]string{fastN: "832040", slowN: "24157817"}
+
+// endpoint is one route's client-side figures.
+type endpoint struct {
+	lat  *hist.Recorder
+	cpu  cpuMeter
+	done atomic.Int64 // responses received
+	errs atomic.Int64 // failed or wrong responses
+}
+
+type server struct {
+	clients int // closed-loop clients per CPU endpoint; guarded by mu
+
+	env    Env
+	ln     net.Listener
+	srv    *http.Server
+	client *http.Client
+	base   string
+	start  time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	paused atomic.Bool
+
+	// mu guards clients, runs (the client goroutines' cancel funcs per
+	// endpoint) and the recorders' replacement on Reset.
+	mu         sync.Mutex
+	runs       map[string][]context.CancelFunc
+	fast, slow *endpoint
+	ping       *endpoint
+	wrong      atomic.Int64 // responses with a wrong answer
+}
+
+func (s *server) Name() string { return "server" }
+func (s *server) Look() string {
+	return "ping p99: at workers 0 every request waits behind fib on the Loop; with a pool the Loop answers at once"
+}
+
+func (s *server) newEndpoint() *endpoint {
+	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil)}
+}
+
+func (s *server) Start(env Env) error {
+	s.env = env
+	s.fast, s.slow, s.ping = s.newEndpoint(), s.newEndpoint(), s.newEndpoint()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("server: listen: %w", err)
+	}
+	s.ln = ln
+	s.base = "http://" + ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ping", s.handlePing)
+	mux.HandleFunc("/fast", s.handleFib(fastN, s.fast))
+	mux.HandleFunc("/slow", s.handleFib(slowN, s.slow))
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s.client = &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: 2*maxClients + 64,
+		DisableCompression:  true,
+	}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.start = time.Now()
+	s.runs = map[string][]context.CancelFunc{}
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.wrong.Add(1)
+		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.pinger()
+	}()
+	s.mu.Lock()
+	s.setClients(s.clients)
+	s.mu.Unlock()
+	return nil
+}
+
+// handlePing answers on the Loop, as Node's main thread would: while the
+// Loop runs fib (workers 0), the reply waits.
+func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
+	s.env.Do(func() {})
+	io.WriteString(w, "ok")
+}
+
+// handleFib accepts the request on the Loop, then runs fib(n) as a pool task
+// (on a worker, or on the Loop when the pool size is 0) and replies.
+func (s *server) handleFib(n int, e *endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.env.Do(func() {})
+		var v int
+		err := s.env.Offload(func() {
+			if r.Context().Err() != nil {
+				return // the client is gone; do not burn CPU for nobody
+			}
+			e.cpu.run(func() { v = fib(n) })
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, strconv.Itoa(v))
+	}
+}
+
+// setClients starts or stops closed-loop clients so each CPU endpoint has n.
+// Callers hold mu.
+func (s *server) setClients(n int) {
+	s.clients = n
+	for _, route := range []string{"/fast", "/slow"} {
+		e := s.fast
+		if route == "/slow" {
+			e = s.slow
+		}
+		runs := s.runs[route]
+		for len(runs) > n {
+			runs[len(runs)-1]()
+			runs = runs[:len(runs)-1]
+		}
+		for len(runs) < n {
+			ctx, cancel := context.WithCancel(s.ctx)
+			runs = append(runs, cancel)
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.closedLoop(ctx, route, e)
+			}()
+		}
+		s.runs[route] = runs
+	}
+}
+
+// closedLoop sends the next request when the previous one answers
+// (autocannon's model in seed 001).
+func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
+	want := fibWant[fastN]
+	if route == "/slow" {
+		want = fibWant[slowN]
+	}
+	for ctx.Err() == nil {
+		if s.paused.Load() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		t := time.Now()
+		body, err := s.get(ctx, route, 0)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			e.errs.Add(1)
+			continue
+		}
+		if body != want {
+			s.wrong.Add(1)
+		}
+		e.done.Add(1)
+		e.lat.Record(int64(time.Since(t)))
+	}
+}
+
+// pinger sends a /ping every 50 ms, open-loop: each in its own goroutine at
+// its due time, so a slow answer never delays the next ping (no coordinated
+// omission). A ping without an answer within 2 s is a failure.
+func (s *server) pinger() {
+	stop := s.ctx.Done()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	everyTick(pingEvery, stop, func() {
+		if s.paused.Load() {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			body, err := s.get(s.ctx, "/ping", pingTimeout)
+			if s.ctx.Err() != nil {
+				return
+			}
+			if err != nil || body != "ok" {
+				s.ping.errs.Add(1)
+				return
+			}
+			s.ping.done.Add(1)
+			s.ping.lat.Record(int64(time.Since(t)))
+		}()
+	})
+}
+
+// get fetches route and returns the body; timeout 0 means none.
+func (s *server) get(ctx context.Context, route string, timeout time.Duration) (string, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+route, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s: %s", route, resp.Status)
+	}
+	return string(b), nil
+}
+
+// Stop cancels the clients and the pinger, closes the server and waits for
+// every goroutine the scenario started.
+func (s *server) Stop() {
+	s.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), stopDeadline)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.srv.Close()
+	}
+	s.wg.Wait()
+	s.client.CloseIdleConnections()
+}
+
+func (s *server) Status() Status {
+	s.mu.Lock()
+	n := s.clients
+	s.mu.Unlock()
+	el := time.Since(s.start)
+	fw, sw, pw := s.fast.lat.Window(), s.slow.lat.Window(), s.ping.lat.Window()
+	rs := Percentiles("ping", "ping", pw)
+	rs = append(rs,
+		Num("ping_failures", "ping failures", float64(s.ping.errs.Load())),
+		Num("fast_rps", "/fast req/s", perSecond(fw.Count, s.env.Window, el)),
+		Millis("fast_p99_ms", "/fast p99", fw.P99, fw.Count > 0),
+		Num("slow_rps", "/slow req/s", perSecond(sw.Count, s.env.Window, el)),
+		Millis("slow_p99_ms", "/slow p99", sw.P99, sw.Count > 0),
+		s.fast.cpu.readout("fast_cpu_ms", "CPU/fast"),
+		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
+		Num("http_errors", "HTTP errors", float64(s.fast.errs.Load()+s.slow.errs.Load())),
+	)
+	if s.fast.done.Load()+s.slow.done.Load() > 0 {
+		rs = append(rs, Bool("answer_ok", "answer ok", s.wrong.Load() == 0))
+	} else {
+		rs = append(rs, NA("answer_ok", "answer ok"))
+	}
+	return Status{Load: fmt.Sprintf("%d closed-loop clients per endpoint, /ping every %v", n, pingEvery), Readouts: rs}
+}
+
+func (s *server) SetLoad(delta int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setClients(min(max(s.clients+delta, 1), maxClients))
+}
+
+func (s *server) Pause(p bool) { s.paused.Store(p) }
+
+func (s *server) Reset() {
+	for _, e := range []*endpoint{s.fast, s.slow, s.ping} {
+		e.lat.Reset()
+		e.errs.Store(0)
+	}
+	s.wrong.Store(0)
+}

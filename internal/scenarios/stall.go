@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	register("stall", "the Loop busy-waits for exactly D every P (default 100ms every 1s): calibrates the probe",
+		func(c Config) Scenario { return newStall(c) })
+}
+
+// Defaults of the stall scenario: a 100 ms stall every 1 s, the pattern
+// shared/STACK.md measured Node's monitorEventLoopDelay on.
+const (
+	DefaultStallDuration = 100 * time.Millisecond
+	DefaultStallPeriod   = time.Second
+)
+
+// stall blocks the Loop for exactly D every P. It has no pool work; it is the
+// probe's calibration: for a request arriving at a random moment the truth is
+// p99 = D - 0.01 P (90 ms), max = D.
+type stall struct {
+	period time.Duration
+	d      atomic.Int64 // stall length in ns; [ and ] step it by 10 ms
+	paused atomic.Bool
+
+	env   Env
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	n     atomic.Int64 // stalls run
+	short atomic.Int64 // stalls that ran shorter than asked (never expected)
+	last  atomic.Int64 // measured length of the last stall, ns
+}
+
+func newStall(c Config) *stall {
+	s := &stall{period: c.StallPeriod}
+	if s.period <= 0 {
+		s.period = DefaultStallPeriod
+	}
+	d := c.StallDuration
+	if d <= 0 {
+		d = DefaultStallDuration
+	}
+	s.d.Store(int64(d))
+	return s
+}
+
+func (s *stall) Name() string { return "stall" }
+
+func (s *stall) Look() string {
+	d := time.Duration(s.d.Load())
+	return fmt.Sprintf("probe max should read ~%v and corrected p99 ~%v (truth for a random arrival); raw p99 reads low",
+		d, max(d-s.period/100, 0))
+}
+
+func (s *stall) Start(env Env) error {
+	s.env = env
+	s.stop = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		everyTick(s.period, s.stop, func() {
+			if s.paused.Load() {
+				return
+			}
+			d := time.Duration(s.d.Load())
+			env.Post(func() {
+				took := spin(d)
+				s.last.Store(int64(took))
+				if took < d {
+					s.short.Add(1)
+				}
+				s.n.Add(1)
+			})
+		})
+	}()
+	return nil
+}
+
+// spin busy-waits on the clock for d and returns how long it took.
+func spin(d time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < d {
+	}
+	return time.Since(start)
+}
+
+func (s *stall) Stop() {
+	close(s.stop)
+	s.wg.Wait()
+}
+
+func (s *stall) Status() Status {
+	d := time.Duration(s.d.Load())
+	return Status{
+		Load: fmt.Sprintf("%v stall every %v", d, s.period),
+		Readouts: []Readout{
+			Millis("stall_ms", "stall", d, true),
+			Millis("period_ms", "every", s.period, true),
+			Num("stalls", "stalls", float64(s.n.Load())),
+			Millis("last_stall_ms", "last stall", time.Duration(s.last.Load()), s.n.Load() > 0),
+			Bool("answer_ok", "answer ok", s.short.Load() == 0),
+		},
+	}
+}
+
+func (s *stall) SetLoad(delta int) {
+	d := time.Duration(s.d.Load()) + time.Duration(delta)*10*time.Millisecond
+	s.d.Store(int64(min(max(d, 10*time.Millisecond), s.period)))
+}
+
+func (s *stall) Pause(p bool) { s.paused.Store(p) }
+func (s *stall) Reset()       { s.n.Store(0); s.short.Store(0) }

@@ -1,0 +1,174 @@
+package session
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// LatencyJSON is a hist.Summary as it leaves offtop: milliseconds, with
+// percentiles null while Count is 0 (an empty histogram has no percentiles).
+type LatencyJSON struct {
+	P50  *float64 `json:"p50_ms"`
+	P90  *float64 `json:"p90_ms"`
+	P99  *float64 `json:"p99_ms"`
+	P999 *float64 `json:"p999_ms"`
+	Max  *float64 `json:"max_ms"`
+	// Count is the number of samples (corrected ones included).
+	Count int64 `json:"count"`
+	// Clamped counts values above the histogram's 100 s range.
+	Clamped int64 `json:"clamped,omitempty"`
+}
+
+// Latency converts a summary for JSON.
+func Latency(s hist.Summary) LatencyJSON {
+	j := LatencyJSON{Count: s.Count, Clamped: s.Clamped}
+	if s.Count == 0 {
+		return j
+	}
+	j.P50, j.P90, j.P99, j.P999, j.Max = ms(s.P50), ms(s.P90), ms(s.P99), ms(s.P999), ms(s.Max)
+	return j
+}
+
+func ms(d time.Duration) *float64 {
+	v := math.Round(float64(d)/1e3) / 1e3 // ms, to the microsecond
+	return &v
+}
+
+// SnapshotJSON is one line of --headless output. Field names are fixed by
+// DESIGN.md ("Snapshot fields in JSON Lines"); more may be added.
+type SnapshotJSON struct {
+	TS               float64        `json:"t_s"`
+	Scenario         string         `json:"scenario"`
+	Load             string         `json:"load"`
+	Paused           bool           `json:"paused"`
+	Workers          int            `json:"workers"`
+	GOMAXPROCS       int            `json:"gomaxprocs"`
+	NumCPU           int            `json:"num_cpu"`
+	CPULimit         *float64       `json:"cpu_limit"`
+	SuggestedWorkers int            `json:"suggested_workers"`
+	QueueDepth       int64          `json:"queue_depth"`
+	Submitted        int64          `json:"submitted"`
+	Completed        int64          `json:"completed"`
+	Failed           int64          `json:"failed"`
+	Running          int64          `json:"running"`
+	Rejected         int64          `json:"rejected"`
+	Replaced         int64          `json:"replaced"`
+	ThroughputPerS   float64        `json:"throughput_per_s"`
+	WorkerBusy       []float64      `json:"worker_busy"`
+	WorkerOnCPU      []float64      `json:"worker_oncpu"`
+	LoopBusy         float64        `json:"loop_busy"`
+	LoopQueued       int            `json:"loop_queued"`
+	CPUPercent       *float64       `json:"cpu_percent"`
+	CPUSeconds       float64        `json:"cpu_seconds"`
+	RSSBytes         *int64         `json:"rss_bytes"`
+	Goroutines       int            `json:"goroutines"`
+	Probe            LatencyJSON    `json:"probe"`
+	ProbeRaw         LatencyJSON    `json:"probe_raw"`
+	ProbeTotal       LatencyJSON    `json:"probe_total"`
+	ProbeMissed      int64          `json:"probe_missed"`
+	Sched            LatencyJSON    `json:"sched"`
+	SchedRuntime     LatencyJSON    `json:"sched_runtime"`
+	Task             LatencyJSON    `json:"task"`
+	TaskWait         LatencyJSON    `json:"task_wait"`
+	ResolutionMS     float64        `json:"resolution_ms"`
+	WindowS          float64        `json:"window_s"`
+	Extra            map[string]any `json:"extra"`
+}
+
+// JSON converts s to its headless form.
+func (s Snapshot) JSON() SnapshotJSON {
+	j := SnapshotJSON{
+		TS:               math.Round(s.Elapsed.Seconds()*1000) / 1000,
+		Scenario:         s.Scenario,
+		Load:             s.Load,
+		Paused:           s.Paused,
+		Workers:          s.Workers,
+		GOMAXPROCS:       s.GOMAXPROCS,
+		NumCPU:           s.NumCPU,
+		SuggestedWorkers: s.SuggestedWorkers,
+		QueueDepth:       s.QueueDepth,
+		Submitted:        s.Submitted,
+		Completed:        s.Completed,
+		Failed:           s.Failed,
+		Running:          s.Running,
+		Rejected:         s.Rejected,
+		Replaced:         s.Replaced,
+		ThroughputPerS:   round3(s.ThroughputPerSec),
+		WorkerBusy:       roundAll(s.WorkerBusy),
+		WorkerOnCPU:      roundAll(s.WorkerOnCPU),
+		LoopBusy:         round3(s.LoopBusy),
+		LoopQueued:       s.LoopQueued,
+		CPUSeconds:       round3(s.CPUSeconds),
+		Goroutines:       s.Goroutines,
+		Probe:            Latency(s.Probe),
+		ProbeRaw:         Latency(s.ProbeRaw),
+		ProbeTotal:       Latency(s.ProbeTotal),
+		ProbeMissed:      s.ProbeMissed,
+		Sched:            Latency(s.Sched),
+		SchedRuntime:     Latency(s.SchedRuntime),
+		Task:             Latency(s.Task),
+		TaskWait:         Latency(s.TaskWait),
+		ResolutionMS:     float64(s.Resolution) / 1e6,
+		WindowS:          s.Window.Seconds(),
+		Extra:            map[string]any{},
+	}
+	if j.WorkerBusy == nil {
+		j.WorkerBusy = []float64{}
+	}
+	if s.CPULimit > 0 {
+		v := s.CPULimit
+		j.CPULimit = &v
+	}
+	if s.CPUPercent >= 0 {
+		v := round3(s.CPUPercent)
+		j.CPUPercent = &v
+	}
+	if s.RSSBytes >= 0 {
+		v := s.RSSBytes
+		j.RSSBytes = &v
+	}
+	for _, r := range s.Readouts {
+		switch {
+		case !r.Known:
+			j.Extra[r.Key] = nil
+		case r.Bool:
+			j.Extra[r.Key] = r.Value != 0
+		default:
+			j.Extra[r.Key] = round3(r.Value)
+		}
+	}
+	return j
+}
+
+// MarshalJSON encodes s in its headless form.
+func (s Snapshot) MarshalJSON() ([]byte, error) { return json.Marshal(s.JSON()) }
+
+func round3(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return math.Round(v*1000) / 1000
+}
+
+func roundAll(v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = round3(x)
+	}
+	return out
+}
+
+// RequiredJSONFields are the top-level fields DESIGN.md fixes for headless
+// output; tests of the binary check every line against them.
+var RequiredJSONFields = []string{
+	"t_s", "scenario", "workers", "gomaxprocs", "num_cpu", "cpu_limit", "suggested_workers",
+	"queue_depth", "submitted", "completed", "failed", "running", "throughput_per_s",
+	"worker_busy", "worker_oncpu", "cpu_percent", "cpu_seconds", "rss_bytes", "goroutines",
+	"probe", "probe_raw", "probe_total", "sched", "task", "extra",
+}

@@ -1,0 +1,287 @@
+// Package session owns one offtop run: the Loop, the pool, the probes, the
+// scenario and the sampler. Readers take Snapshot values; writers send
+// Actions through Apply. Nothing else reaches into the engine.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
+)
+
+// Defaults of Config's zero fields (DESIGN.md, CLI contract).
+const (
+	DefaultInterval   = 250 * time.Millisecond
+	DefaultResolution = 10 * time.Millisecond
+	DefaultWindow     = 5 * time.Second
+)
+
+// MaxWorkers is the largest pool size an Action may ask for.
+const MaxWorkers = pool.MaxSize
+
+// Config describes a run. Zero fields take the defaults above; Workers < 0
+// means the suggested size.
+type Config struct {
+	Scenario   string // scenarios.Default when empty
+	Workers    int
+	Interval   time.Duration // sampling period
+	Resolution time.Duration // Loop-delay probe period
+	Window     time.Duration // sliding window of percentiles
+	Scale      float64       // work size multiplier; 1 when 0
+	MaxQueue   int           // pool queue bound; 0 = unbounded
+	Scenarios  scenarios.Config
+}
+
+// Errors of New and Apply.
+var (
+	ErrConfig = errors.New("invalid session config")
+	ErrAction = errors.New("invalid action")
+)
+
+// Session is one run. Its methods are safe for concurrent use.
+type Session struct {
+	cfg   Config
+	start time.Time
+
+	loop  *probe.Loop
+	pool  *pool.Pool
+	lag   *probe.LagProbe
+	sched *probe.SchedProbe
+	sys   *sysinfo.Reader
+
+	// mu guards the control state below and serialises Apply.
+	mu       sync.Mutex
+	scen     scenarios.Scenario
+	scenName string
+	workers  int
+	paused   bool
+
+	// lastMu guards last, the newest sample.
+	lastMu sync.Mutex
+	last   Snapshot
+
+	samples chan Snapshot
+	stop    chan struct{}
+	done    chan struct{}
+	closeMu sync.Once
+}
+
+// New validates c and starts the run: Loop, pool, probes, scenario and
+// sampler. The first sample is taken after one Interval.
+func New(c Config) (*Session, error) {
+	if c.Scenario == "" {
+		c.Scenario = scenarios.Default
+	}
+	if c.Interval == 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Resolution == 0 {
+		c.Resolution = DefaultResolution
+	}
+	if c.Window == 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Scale == 0 {
+		c.Scale = 1
+	}
+	switch {
+	case c.Interval < time.Millisecond:
+		return nil, fmt.Errorf("%w: interval %v is below 1ms", ErrConfig, c.Interval)
+	case c.Resolution < 100*time.Microsecond:
+		return nil, fmt.Errorf("%w: resolution %v is below 100us", ErrConfig, c.Resolution)
+	case c.Window < c.Interval:
+		return nil, fmt.Errorf("%w: window %v is shorter than the interval %v", ErrConfig, c.Window, c.Interval)
+	case c.Scale < 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0):
+		return nil, fmt.Errorf("%w: scale %v must be > 0", ErrConfig, c.Scale)
+	case c.Workers > MaxWorkers:
+		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
+	}
+	scen, err := scenarios.New(c.Scenario, c.Scenarios)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Workers < 0 {
+		c.Workers = Suggested(c.Scenario, runtime.NumCPU())
+	}
+
+	s := &Session{
+		cfg:      c,
+		start:    time.Now(),
+		loop:     probe.NewLoop(),
+		sys:      sysinfo.NewReader(),
+		scenName: c.Scenario,
+		workers:  c.Workers,
+		samples:  make(chan Snapshot, 1024),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	s.pool, err = pool.New(pool.Options{
+		Size:     c.Workers,
+		MaxQueue: c.MaxQueue,
+		Inline:   s.loop.Post,
+		Window:   c.Window,
+	})
+	if err != nil {
+		s.loop.Close()
+		s.sys.Close()
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
+	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if err := scen.Start(s.env()); err != nil {
+		s.shutdown()
+		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
+	}
+	s.scen = scen
+	s.last = s.control(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), RSSBytes: -1, CPUPercent: -1})
+	go s.run()
+	return s, nil
+}
+
+// env is what scenarios get: the Loop and the pool, nothing else.
+func (s *Session) env() scenarios.Env {
+	return scenarios.Env{
+		Post:    s.loop.Post,
+		Do:      s.loop.Do,
+		Offload: s.pool.Do,
+		Submit:  s.pool.Submit,
+		Workers: func() int { return s.pool.Stats().Size },
+		Scale:   s.cfg.Scale,
+		Window:  s.cfg.Window,
+	}
+}
+
+// Suggested is the pool size offtop starts with when --workers is not
+// given: the CPUs, one fewer for scenarios whose Loop must stay responsive
+// when that leaves at least 1 (seed 003: cores - 1), at least 1.
+func Suggested(scenario string, cpus int) int {
+	n := cpus
+	if (scenario == "server" || scenario == "login") && n > 1 {
+		n--
+	}
+	return max(n, 1)
+}
+
+// Samples returns a channel receiving every sample the sampler takes, in
+// order, closed by Close. Its buffer holds 1024 samples; a reader that falls
+// further behind loses the oldest (and sees the gap in Elapsed).
+func (s *Session) Samples() <-chan Snapshot { return s.samples }
+
+// Snapshot returns the newest sample with the current control state (pool
+// size, scenario, pause) laid over it, so an Action shows at once.
+func (s *Session) Snapshot() Snapshot {
+	s.lastMu.Lock()
+	snap := s.last
+	s.lastMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.control(snap)
+}
+
+// control lays the control state over snap. Callers hold mu.
+func (s *Session) control(snap Snapshot) Snapshot {
+	snap.Scenario = s.scenName
+	snap.Workers = s.workers
+	snap.Paused = s.paused
+	snap.SuggestedWorkers = Suggested(s.scenName, snap.NumCPU)
+	if s.scen != nil {
+		snap.Look = s.scen.Look()
+	}
+	return snap
+}
+
+// Apply carries out one Action. Errors wrap ErrAction.
+func (s *Session) Apply(a Action) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.stop:
+		return fmt.Errorf("%w: session closed", ErrAction)
+	default:
+	}
+	switch a.Kind {
+	case SetWorkers, AddWorkers:
+		n := a.N
+		if a.Kind == AddWorkers {
+			n = min(max(s.workers+a.N, 0), MaxWorkers)
+		}
+		if err := s.pool.Resize(n); err != nil {
+			return fmt.Errorf("%w: %w", ErrAction, err)
+		}
+		s.workers = n
+	case Load:
+		s.scen.SetLoad(a.N)
+	case TogglePause:
+		s.paused = !s.paused
+		s.scen.Pause(s.paused)
+	case Reset:
+		s.pool.ResetLatency()
+		s.lag.Reset()
+		s.sched.Reset()
+		s.scen.Reset()
+	case NextScenario:
+		return s.switchScenario()
+	default:
+		return fmt.Errorf("%w: kind %d", ErrAction, a.Kind)
+	}
+	return nil
+}
+
+// switchScenario stops the current scenario (its servers closed, its
+// goroutines gone) and starts the next in the registry. The pool and its
+// counts are kept. Callers hold mu.
+func (s *Session) switchScenario() error {
+	names := scenarios.Names()
+	next := names[0]
+	for i, n := range names {
+		if n == s.scenName {
+			next = names[(i+1)%len(names)]
+		}
+	}
+	scen, err := scenarios.New(next, s.cfg.Scenarios)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrAction, err)
+	}
+	s.scen.Stop()
+	if err := scen.Start(s.env()); err != nil {
+		// Fall back to the old scenario so the session stays usable.
+		old, _ := scenarios.New(s.scenName, s.cfg.Scenarios)
+		if err2 := old.Start(s.env()); err2 == nil {
+			s.scen = old
+		}
+		return fmt.Errorf("%w: start %s: %w", ErrAction, next, err)
+	}
+	s.scen, s.scenName, s.paused = scen, next, false
+	return nil
+}
+
+// Close stops the scenario, the probes, the pool and the Loop, in that
+// order, and closes Samples. Safe to call twice; returns when all is down.
+func (s *Session) Close() {
+	s.closeMu.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.mu.Lock()
+		s.scen.Stop()
+		s.mu.Unlock()
+		s.shutdown()
+		close(s.samples)
+	})
+}
+
+func (s *Session) shutdown() {
+	s.lag.Stop()
+	s.sched.Stop()
+	s.pool.Close()
+	s.loop.Close()
+	s.sys.Close()
+}

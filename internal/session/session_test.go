@@ -1,0 +1,181 @@
+package session
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// waitFor polls cond until it holds or a generous deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func newSession(t *testing.T, c Config) *Session {
+	t.Helper()
+	if c.Interval == 0 {
+		c.Interval = 20 * time.Millisecond
+	}
+	if c.Window == 0 {
+		c.Window = time.Second
+	}
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestCountsAddUpAtEverySample(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
+	n := 0
+	for snap := range s.Samples() {
+		if got := snap.Completed + snap.Failed + snap.Running + snap.QueueDepth; got != snap.Submitted {
+			t.Fatalf("sample %d: completed+failed+running+queued = %d, submitted = %d", n, got, snap.Submitted)
+		}
+		if len(snap.WorkerBusy) != len(snap.WorkerSlots) {
+			t.Fatalf("busy %d values for %d workers", len(snap.WorkerBusy), len(snap.WorkerSlots))
+		}
+		for _, b := range append(snap.WorkerBusy, snap.WorkerOnCPU...) {
+			if b < 0 || b > 1 {
+				t.Fatalf("fraction %v outside 0..1", b)
+			}
+		}
+		if n++; n == 30 {
+			break
+		}
+	}
+	s.Close()
+}
+
+func TestEveryActionChangesTheSnapshot(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	apply := func(a Action) Snapshot {
+		t.Helper()
+		if err := s.Apply(a); err != nil {
+			t.Fatalf("%+v: %v", a, err)
+		}
+		return s.Snapshot()
+	}
+	if got := apply(Action{Kind: SetWorkers, N: 4}).Workers; got != 4 {
+		t.Errorf("SetWorkers 4: workers %d", got)
+	}
+	if got := apply(Action{Kind: AddWorkers, N: 1}).Workers; got != 5 {
+		t.Errorf("AddWorkers +1: workers %d", got)
+	}
+	if got := apply(Action{Kind: SetWorkers, N: 0}).Workers; got != 0 {
+		t.Errorf("SetWorkers 0: workers %d", got)
+	}
+	if got := apply(Action{Kind: AddWorkers, N: -1}).Workers; got != 0 {
+		t.Errorf("AddWorkers -1 at 0: workers %d, want clamped 0", got)
+	}
+	if err := s.Apply(Action{Kind: SetWorkers, N: MaxWorkers + 1}); err == nil {
+		t.Error("SetWorkers 257: no error")
+	}
+	if !apply(Action{Kind: TogglePause}).Paused {
+		t.Error("TogglePause: not paused")
+	}
+	waitFor(t, "a sample with the load text", func() bool { return s.Snapshot().Load != "" })
+	before := s.Snapshot().Load
+	apply(Action{Kind: Load, N: 1})
+	waitFor(t, "the load text to change", func() bool { return s.Snapshot().Load != before })
+	if got := apply(Action{Kind: NextScenario}).Scenario; got == "stall" {
+		t.Errorf("NextScenario: still %s", got)
+	}
+	waitFor(t, "probe samples", func() bool { return s.Snapshot().ProbeTotal.Count > 0 })
+	apply(Action{Kind: Reset})
+	if c := s.Snapshot().ProbeTotal.Count; c > 0 {
+		// The snapshot is the last sample; the next one must show the reset.
+		waitFor(t, "a sample after reset", func() bool { return s.Snapshot().ProbeTotal.Count < c })
+	}
+	s.Close()
+}
+
+func TestHeadlessJSONHasTheDesignFields(t *testing.T) {
+	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	snap := <-s.Samples()
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range RequiredJSONFields {
+		if _, ok := m[k]; !ok {
+			t.Errorf("missing %q in %s", k, b)
+		}
+	}
+	for _, k := range []string{"probe", "probe_raw", "probe_total", "sched", "task"} {
+		o, _ := m[k].(map[string]any)
+		for _, f := range []string{"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "count"} {
+			if _, ok := o[f]; !ok {
+				t.Errorf("%s lacks %s", k, f)
+			}
+		}
+	}
+}
+
+func TestEmptySummaryEncodesNull(t *testing.T) {
+	b, _ := json.Marshal(Latency(Snapshot{}.Probe))
+	if string(b) != `{"p50_ms":null,"p90_ms":null,"p99_ms":null,"p999_ms":null,"max_ms":null,"count":0}` {
+		t.Errorf("empty summary: %s", b)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, c := range []Config{
+		{Scenario: "nope"},
+		{Interval: time.Microsecond},
+		{Resolution: time.Nanosecond},
+		{Workers: MaxWorkers + 1},
+		{Scale: -1},
+	} {
+		if s, err := New(c); err == nil {
+			s.Close()
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
+
+// TestServerPingTailInlineVsPool is seed 000 section 4's shape: with the
+// CPU work on the Loop (workers 0) a /ping waits behind it; with one worker
+// the Loop answers at once. The ratio of ping p99s must be at least 10.
+func TestServerPingTailInlineVsPool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16s of real load")
+	}
+	p99 := func(workers int) float64 {
+		s, err := New(Config{Scenario: "server", Workers: workers, Window: 8 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		time.Sleep(8 * time.Second)
+		for _, r := range s.Snapshot().Readouts {
+			if r.Key == "ping_p99_ms" && r.Known {
+				return r.Value
+			}
+		}
+		t.Fatalf("workers %d: no ping p99", workers)
+		return 0
+	}
+	inline, pooled := p99(0), p99(1)
+	t.Logf("ping p99: workers 0 %.2fms, workers 1 %.2fms, ratio %.0f", inline, pooled, inline/pooled)
+	if inline < 10*pooled {
+		t.Errorf("ping p99 at workers 0 (%.2fms) is not 10x that at workers 1 (%.2fms)", inline, pooled)
+	}
+}

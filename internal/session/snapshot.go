@@ -1,0 +1,99 @@
+package session
+
+import (
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/scenarios"
+)
+
+// Snapshot is everything offtop shows at one sample: an immutable value.
+// Slices in it are fresh copies; nobody writes to them after Snapshot
+// returns, so readers on any goroutine may keep it.
+type Snapshot struct {
+	// Elapsed is the wall time since the session started.
+	Elapsed  time.Duration
+	Scenario string
+	// Look is the scenario's one-line "what to look at".
+	Look string
+	// Load is the scenario's load in its own terms ([ and ] change it).
+	Load   string
+	Paused bool
+
+	// Workers is the pool's target size; 0 means inline on the Loop.
+	Workers          int
+	GOMAXPROCS       int
+	NumCPU           int
+	CPULimit         float64 // CPUs allowed by a cgroup quota; 0 when none
+	SuggestedWorkers int
+
+	// Pool counts since the session started:
+	// Submitted = Completed + Failed + Running + Queued.
+	QueueDepth                            int64 // = Queued
+	Submitted, Completed, Failed, Running int64
+	Rejected, Replaced                    int64
+	ThroughputPerSec                      float64   // completed tasks per second over the last interval
+	WorkerSlots                           []int     // slot of each worker, parallel to WorkerBusy
+	WorkerBusy                            []float64 // 0..1 per worker over the last interval
+	WorkerOnCPU                           []float64 // 0..1 per worker; nil when the OS gives no thread clock
+	WorkerRetiring                        []bool
+	LoopBusy                              float64 // 0..1, share of the last interval the Loop spent in callbacks
+	LoopQueued                            int     // callbacks waiting on the Loop
+
+	// Process figures. CPUPercent is CPU time over wall time in the last
+	// interval, 100 = one core; -1 when unknown. RSSBytes is -1 when unknown.
+	CPUPercent float64
+	CPUSeconds float64
+	RSSBytes   int64
+	Goroutines int
+
+	// Loop-delay probe (lateness of a callback due every Resolution on the
+	// Loop): Probe is coordinated-omission corrected over the window,
+	// ProbeRaw the same raw, ProbeTotal corrected since the last reset.
+	Probe, ProbeRaw, ProbeTotal hist.Summary
+	ProbeMissed                 int64
+	// Sched is the scheduler probe (the same on a free goroutine), corrected,
+	// over the window; SchedRuntime is runtime/metrics /sched/latencies over
+	// the last interval.
+	Sched, SchedRuntime hist.Summary
+	// Task is queue wait + run (submit to end) of pool tasks over the window;
+	// TaskWait is the queue wait alone.
+	Task, TaskWait hist.Summary
+
+	// History, oldest first, one point per sample, at most HistoryLen:
+	// probe p99 in ms (NaN while the window is empty) and queue depth.
+	ProbeP99History   []float64
+	QueueDepthHistory []float64
+
+	Readouts []scenarios.Readout
+
+	Interval, Resolution, Window time.Duration
+}
+
+// HistoryLen is how many samples of history a Snapshot carries.
+const HistoryLen = 240
+
+// ActionKind names what an Action does.
+type ActionKind int
+
+// The actions. Every key and every --keys step becomes one of these.
+const (
+	// SetWorkers sets the pool size to N (0 = inline on the Loop).
+	SetWorkers ActionKind = iota + 1
+	// AddWorkers changes the pool size by N (+1 or -1), clamped to 0..MaxWorkers.
+	AddWorkers
+	// Load changes the scenario's load by N steps.
+	Load
+	// TogglePause pauses or resumes the scenario's load.
+	TogglePause
+	// Reset empties the since-reset histograms and the scenario's figures.
+	Reset
+	// NextScenario stops the scenario and starts the next one in the registry.
+	NextScenario
+)
+
+// Action is a request to change the session, applied by Session.Apply.
+type Action struct {
+	Kind ActionKind
+	N    int
+}

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+var chartSizes = [][2]int{{1, 1}, {3, 2}, {7, 3}, {8, 3}, {10, 2}, {12, 4}, {30, 4}, {40, 10}, {80, 20}, {120, 40}}
+
+// checkChart fails unless the block is exactly w x h.
+func checkChart(t *testing.T, lines []string, w, h int) {
+	t.Helper()
+	if len(lines) != h {
+		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(ansi.Strip(l)); n != w {
+			t.Errorf("%dx%d: line %d is %d wide: %q", w, h, i, n, ansi.Strip(l))
+		}
+		if strings.ContainsAny(ansi.Strip(l), "\n\r") {
+			t.Errorf("line %d has a line break", i)
+		}
+	}
+}
+
+func chartAllSizes(t *testing.T, series []float64) map[[2]int][]string {
+	t.Helper()
+	out := map[[2]int][]string{}
+	for _, sz := range chartSizes {
+		lines := chart(series, sz[0], sz[1], "caption")
+		checkChart(t, lines, sz[0], sz[1])
+		out[sz] = lines
+	}
+	return out
+}
+
+func body(lines []string) string { return ansi.Strip(strings.Join(lines[1:], "\n")) }
+
+func TestChartEmptySeries(t *testing.T) {
+	for _, s := range [][]float64{nil, {}} {
+		got := chartAllSizes(t, s)
+		if b := body(got[[2]int{40, 10}]); !strings.Contains(b, "no data yet") {
+			t.Errorf("empty: %q", b)
+		}
+	}
+}
+
+func TestChartAllNaN(t *testing.T) {
+	got := chartAllSizes(t, []float64{math.NaN(), math.NaN(), math.NaN()})
+	b := body(got[[2]int{40, 10}])
+	if !strings.Contains(b, "no data yet") || strings.Contains(b, "NaN") || strings.Contains(b, "Inf") {
+		t.Errorf("all NaN: %q", b)
+	}
+}
+
+func TestChartInf(t *testing.T) {
+	for _, s := range [][]float64{
+		{1, math.Inf(1), 3},
+		{1, math.Inf(-1), 3},
+		{math.Inf(1), math.Inf(-1)},
+		{math.Inf(1)},
+		{2, math.NaN(), math.Inf(1), 4, math.Inf(-1), 5},
+	} {
+		t.Run(fmt.Sprint(s), func(t *testing.T) {
+			got := chartAllSizes(t, s)
+			b := body(got[[2]int{40, 10}])
+			if strings.Contains(b, "Inf") || strings.Contains(b, "NaN") {
+				t.Errorf("%v: %q", s, b)
+			}
+		})
+	}
+}
+
+func TestChartFlat(t *testing.T) {
+	for _, v := range []float64{0, 5, 0.001, 1e6} {
+		s := []float64{v, v, v, v, v, v}
+		got := chartAllSizes(t, s)
+		lines := got[[2]int{40, 10}]
+		axisRows := 0
+		for _, l := range lines[1:] {
+			if strings.ContainsAny(l, "┤┼") {
+				axisRows++
+			}
+		}
+		if axisRows != 9 {
+			t.Errorf("flat %v collapsed to %d rows:\n%s", v, axisRows, body(lines))
+		}
+	}
+}
+
+func TestChartSinglePoint(t *testing.T) {
+	for _, s := range [][]float64{{7}, {0}, {math.NaN(), 3}} {
+		got := chartAllSizes(t, s)
+		if b := body(got[[2]int{40, 10}]); !strings.ContainsAny(b, "┼╶╴") {
+			t.Errorf("%v: no point drawn:\n%s", s, b)
+		}
+	}
+}
+
+func TestChartNegativeDrawnAsZero(t *testing.T) {
+	got := chartAllSizes(t, []float64{-5, -1, 2})
+	if b := body(got[[2]int{40, 10}]); strings.Contains(b, "-") {
+		t.Errorf("negative label:\n%s", b)
+	}
+}
+
+func TestChartTakesLastPointsThatFit(t *testing.T) {
+	s := make([]float64, 1000)
+	s[0] = 999 // too old to be shown
+	s[len(s)-1] = 8
+	lines := chart(s, 40, 6, "c")
+	checkChart(t, lines, 40, 6)
+	b := body(lines)
+	if strings.Contains(b, "999") || !strings.Contains(b, fixedAxisLabel(8)) {
+		t.Errorf("axis should top at 8:\n%s", b)
+	}
+	// Each point is one column: the block holds width-chartOverhead points.
+	pts, ok := cleanSeries(s, 40-chartOverhead)
+	if !ok || len(pts) != 40-chartOverhead {
+		t.Errorf("cleanSeries kept %d points", len(pts))
+	}
+}
+
+func TestChartLabelsFixedWidth(t *testing.T) {
+	for _, v := range []float64{0, 0.001, 0.5, 9.99, 9.999, 10, 99.96, 100, 1234, 12345, 99999, 123456, 1e9, 1e20, -3, math.NaN(), math.Inf(1)} {
+		if got := fixedAxisLabel(v); len([]rune(got)) != axisLabelWidth {
+			t.Errorf("fixedAxisLabel(%v) = %q", v, got)
+		}
+	}
+}
+
+func TestChartWildValues(t *testing.T) {
+	s := []float64{0, 1e12, 3e-9, math.MaxFloat64 / 4, 5}
+	chartAllSizes(t, s)
+}
+
+func TestChartCaptionFirstLine(t *testing.T) {
+	lines := chart([]float64{1, 2, 3}, 30, 5, "probe p99 ms")
+	if got := strings.TrimRight(ansi.Strip(lines[0]), " "); got != "probe p99 ms" {
+		t.Errorf("caption line %q", got)
+	}
+	long := chart([]float64{1, 2}, 10, 3, "a very long caption indeed")
+	if got := ansi.Strip(long[0]); got != "a very lo…" {
+		t.Errorf("cut caption %q", got)
+	}
+}

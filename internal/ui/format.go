@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// fit returns s cut (with …) or padded with spaces to exactly w cells. It is
+// ANSI-aware: escape sequences take no cells and are never split.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		s = ansi.Truncate(s, w, "…")
+		n = ansi.StringWidth(s)
+	}
+	if n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// cut returns s cut (with …) to at most w cells, not padded.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s
+}
+
+// fmtNum formats a figure with about two significant digits: 0.12, 3.4,
+// 12, 120, 1200. Whole numbers print whole.
+func fmtNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == 0:
+		return "0"
+	case a >= 100 || v == math.Trunc(v):
+		return fmt.Sprintf("%.0f", v)
+	case a < 0.001:
+		return fmt.Sprintf("%.4f", v)
+	case a < 0.01:
+		return fmt.Sprintf("%.3f", v)
+	case a < 1:
+		return fmt.Sprintf("%.2f", v)
+	case a < 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// ms converts a duration to milliseconds for the screen.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fmtMs formats a duration in ms with fmtNum.
+func fmtMs(d time.Duration) string { return fmtNum(ms(d)) }
+
+// fmtDur formats a window or span compactly: 5s, 1.5s, 250ms, 2m, 1m30s.
+func fmtDur(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// fmtSeconds formats seconds with one decimal: 12.3s.
+func fmtSeconds(sec float64) string { return fmt.Sprintf("%.1fs", sec) }
+
+// fmtPct formats a 0..1 share as a whole percentage, clamped to 0..100.
+func fmtPct(share float64) string { return fmt.Sprintf("%3.0f%%", clamp01(share)*100) }
+
+func clamp01(v float64) float64 {
+	switch {
+	case math.IsNaN(v) || v < 0:
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
+}
+
+// summaryCells formats p50, p90, p99, p99.9, max of s in ms; all "n/a"
+// when s holds no data (Count 0).
+func summaryCells(s hist.Summary) [5]string {
+	if s.Count == 0 {
+		return [5]string{"n/a", "n/a", "n/a", "n/a", "n/a"}
+	}
+	return [5]string{fmtMs(s.P50), fmtMs(s.P90), fmtMs(s.P99), fmtMs(s.P999), fmtMs(s.Max)}
+}
+
+// fmtCount formats a count compactly within 7 cells: 123, 12345, 1.2M.
+func fmtCount(n int64) string {
+	switch {
+	case n < 1e7:
+		return fmt.Sprintf("%d", n)
+	case n < 1e10:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	default:
+		return fmt.Sprintf("%.1fG", float64(n)/1e9)
+	}
+}
+
+// wordwrap wraps plain or styled text to w cells, cutting words longer than w.
+func wordwrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// appendBlock appends exactly n lines of exactly w cells to out: block's
+// lines fitted to w, cut after n, padded with blank lines up to n.
+func appendBlock(out, block []string, n, w int) []string {
+	for i := 0; i < n; i++ {
+		l := ""
+		if i < len(block) {
+			l = block[i]
+		}
+		out = append(out, fit(l, w))
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// KeyMap is offtop's one key map. It drives the footer (ShortHelp), the ?
+// screen (FullHelp), the model's Update and ActionFor, which --keys scripts
+// use too, so a key means the same thing everywhere.
+//
+// Key strings are Bubble Tea v2's KeyPressMsg.String(): "+", "up", "space",
+// "tab", "ctrl+c", "0".."9" and so on.
+type KeyMap struct {
+	Add      key.Binding // one more worker
+	Remove   key.Binding // one fewer worker
+	Set      key.Binding // 0-9: set the pool size (0 = inline on the Loop)
+	LoadDown key.Binding
+	LoadUp   key.Binding
+	Next     key.Binding // next scenario
+	Pause    key.Binding // pause or resume the scenario's load
+	Reset    key.Binding // reset the since-reset figures
+	Help     key.Binding // toggle the ? screen (UI only, not an Action)
+	Quit     key.Binding
+}
+
+// DefaultKeyMap is the key map offtop uses.
+var DefaultKeyMap = KeyMap{
+	Add:      key.NewBinding(key.WithKeys("+", "up"), key.WithHelp("+/↑", "add worker")),
+	Remove:   key.NewBinding(key.WithKeys("-", "down"), key.WithHelp("-/↓", "remove worker")),
+	Set:      key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "set workers (0 = inline)")),
+	LoadDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "less load")),
+	LoadUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "more load")),
+	Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
+	Pause:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
+	Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
+	Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
+	Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
+}
+
+// ShortHelp is the footer, in the order shown. Its entries are the map's own
+// bindings with shorter help text; +/- and [/] share one entry each.
+func (k KeyMap) ShortHelp() []key.Binding {
+	short := func(desc, help string, bs ...key.Binding) key.Binding {
+		var keys []string
+		for _, b := range bs {
+			keys = append(keys, b.Keys()...)
+		}
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(desc, help))
+	}
+	return []key.Binding{
+		short("?", "help", k.Help),
+		short("q", "quit", k.Quit),
+		short("+/-", "workers", k.Add, k.Remove),
+		short("0-9", "size", k.Set),
+		short("[/]", "load", k.LoadDown, k.LoadUp),
+		short("tab", "next", k.Next),
+		short("space", "pause", k.Pause),
+		short("r", "reset", k.Reset),
+	}
+}
+
+// FullHelp is the ? screen: one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Add, k.Remove, k.Set},
+		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
+		{k.Reset, k.Help, k.Quit},
+	}
+}
+
+// all lists every binding once.
+func (k KeyMap) all() []key.Binding {
+	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset, k.Help, k.Quit}
+}
+
+// Keys lists every key string the key map accepts, for validating
+// --keys scripts. "?" is among them although it maps to no Action.
+func Keys() []string {
+	var out []string
+	for _, b := range DefaultKeyMap.all() {
+		out = append(out, b.Keys()...)
+	}
+	return out
+}
+
+func bound(b key.Binding, s string) bool {
+	for _, k := range b.Keys() {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ActionFor maps a key string to what it does. quit is true for q and
+// ctrl+c; ok is false for a key that is not bound to an Action or to quit
+// ("?" toggles the help screen, which is the UI's own business, so it too
+// gives ok false). ActionFor is pure.
+func ActionFor(k string) (a session.Action, quit bool, ok bool) {
+	switch {
+	case bound(DefaultKeyMap.Quit, k):
+		return session.Action{}, true, true
+	case bound(DefaultKeyMap.Add, k):
+		return session.Action{Kind: session.AddWorkers, N: 1}, false, true
+	case bound(DefaultKeyMap.Remove, k):
+		return session.Action{Kind: session.AddWorkers, N: -1}, false, true
+	case bound(DefaultKeyMap.Set, k):
+		return session.Action{Kind: session.SetWorkers, N: int(k[0] - '0')}, false, true
+	case bound(DefaultKeyMap.LoadDown, k):
+		return session.Action{Kind: session.Load, N: -1}, false, true
+	case bound(DefaultKeyMap.LoadUp, k):
+		return session.Action{Kind: session.Load, N: 1}, false, true
+	case bound(DefaultKeyMap.Next, k):
+		return session.Action{Kind: session.NextScenario}, false, true
+	case bound(DefaultKeyMap.Pause, k):
+		return session.Action{Kind: session.TogglePause}, false, true
+	case bound(DefaultKeyMap.Reset, k):
+		return session.Action{Kind: session.Reset}, false, true
+	}
+	return session.Action{}, false, false
+}
+
+// KeyMsg is the key press Bubble Tea delivers for a key string of Keys();
+// --keys scripts send it to the program so a scripted key takes the same
+// path as a typed one. KeyMsg(k).String() == k for every k in Keys().
+func KeyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}

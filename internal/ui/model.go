@@ -1,0 +1,168 @@
+// Package ui is offtop's terminal dashboard: a Bubble Tea v2 model that
+// renders session Snapshots and turns keys into session Actions.
+//
+// The model talks to the session only through Source. Sampling and applying
+// run in tea.Cmds (never in Update or View), and View only formats the last
+// Snapshot, so nothing mutable is shared with View.
+package ui
+
+import (
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// Source is what the model reads and drives: a session.
+type Source interface {
+	Snapshot() session.Snapshot
+	Apply(session.Action) error
+}
+
+// DefaultInterval is the sample and redraw period when New gets <= 0.
+const DefaultInterval = 250 * time.Millisecond
+
+// Default screen size until the first tea.WindowSizeMsg.
+const (
+	defaultWidth  = 80
+	defaultHeight = 24
+)
+
+// Messages. Each Cmd returns one of these small named types.
+type (
+	// tickMsg asks for a sample; the model re-issues the tick on each.
+	tickMsg struct{}
+	// sampleMsg carries a Snapshot read in a Cmd.
+	sampleMsg struct{ sample }
+	// appliedMsg is the outcome of Apply and the Snapshot read right after.
+	appliedMsg struct {
+		sample
+		action session.Action
+		err    error
+	}
+)
+
+// sample is a Snapshot with the order it was read in, so a slow read that
+// lands after a newer one is dropped instead of flicking the screen back.
+type sample struct {
+	snap session.Snapshot
+	seq  uint64
+}
+
+// fetcher reads Snapshots one at a time and numbers them. It is used only
+// from Cmds; mu guards seq and serializes the reads so seq follows time.
+type fetcher struct {
+	src Source
+	mu  sync.Mutex
+	seq uint64
+}
+
+func (f *fetcher) read() sample {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.src.Snapshot()
+	f.seq++
+	return sample{snap: s, seq: f.seq}
+}
+
+// Model is the Bubble Tea model. Its zero value is not usable: call New.
+type Model struct {
+	f        *fetcher
+	interval time.Duration
+
+	snap    session.Snapshot
+	seq     uint64 // seq of snap; 0 before the first sample
+	width   int
+	height  int
+	help    bool
+	lastErr string // the last Apply error, until an Apply succeeds
+}
+
+// New returns a model reading src every interval (DefaultInterval when
+// interval <= 0).
+func New(src Source, interval time.Duration) Model {
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	return Model{
+		f:        &fetcher{src: src},
+		interval: interval,
+		width:    defaultWidth,
+		height:   defaultHeight,
+	}
+}
+
+// Init reads a first sample at once and starts the tick.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.sampleCmd(), m.tickCmd())
+}
+
+func (m Model) tickCmd() tea.Cmd {
+	return tea.Tick(m.interval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m Model) sampleCmd() tea.Cmd {
+	f := m.f
+	return func() tea.Msg { return sampleMsg{f.read()} }
+}
+
+// applyCmd applies a and reads a fresh Snapshot at once, so the screen
+// answers a key now rather than at the next tick.
+func (m Model) applyCmd(a session.Action) tea.Cmd {
+	f := m.f
+	return func() tea.Msg {
+		err := f.src.Apply(a)
+		return appliedMsg{sample: f.read(), action: a, err: err}
+	}
+}
+
+func (m *Model) take(s sample) {
+	if s.seq > m.seq {
+		m.snap, m.seq = s.snap, s.seq
+	}
+}
+
+// Update handles ticks, samples, keys and resizes.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tickMsg:
+		return m, tea.Batch(m.sampleCmd(), m.tickCmd())
+	case sampleMsg:
+		m.take(msg.sample)
+		return m, nil
+	case appliedMsg:
+		m.take(msg.sample)
+		if msg.err != nil {
+			m.lastErr = msg.err.Error()
+		} else {
+			m.lastErr = ""
+		}
+		return m, nil
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case tea.KeyPressMsg:
+		k := msg.String()
+		if bound(DefaultKeyMap.Help, k) {
+			m.help = !m.help
+			return m, nil
+		}
+		a, quit, ok := ActionFor(k)
+		switch {
+		case quit:
+			return m, tea.Quit
+		case ok:
+			return m, m.applyCmd(a)
+		}
+	}
+	return m, nil
+}
+
+// View formats the last Snapshot for the current size in the alt screen.
+func (m Model) View() tea.View {
+	v := tea.NewView(render(m.snap, m.width, m.height, m.help, m.lastErr))
+	v.AltScreen = true
+	return v
+}

@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// fakeSource is a Source that records Actions and answers SetWorkers and
+// AddWorkers in its Snapshot. It is safe for concurrent use.
+type fakeSource struct {
+	mu      sync.Mutex
+	snap    session.Snapshot
+	actions []session.Action
+	err     error // returned by Apply when set
+	reads   int
+}
+
+func newFake() *fakeSource {
+	s := richSnapshot()
+	s.Workers = 2
+	s.Paused = false
+	return &fakeSource{snap: s}
+}
+
+func (f *fakeSource) Snapshot() session.Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	f.snap.Elapsed += time.Millisecond
+	return f.snap
+}
+
+func (f *fakeSource) Apply(a session.Action) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.actions = append(f.actions, a)
+	if f.err != nil {
+		return f.err
+	}
+	switch a.Kind {
+	case session.SetWorkers:
+		f.snap.Workers = a.N
+	case session.AddWorkers:
+		f.snap.Workers = max(0, f.snap.Workers+a.N)
+	case session.TogglePause:
+		f.snap.Paused = !f.snap.Paused
+	}
+	return nil
+}
+
+func (f *fakeSource) Actions() []session.Action {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.actions)
+}
+
+// keyMsg builds the KeyPressMsg a terminal sends for a key string.
+func keyMsg(k string) tea.KeyPressMsg { return KeyMsg(k) }
+
+var keyTable = []struct {
+	key  string
+	want session.Action
+	quit bool
+	ok   bool
+}{
+	{"+", session.Action{Kind: session.AddWorkers, N: 1}, false, true},
+	{"up", session.Action{Kind: session.AddWorkers, N: 1}, false, true},
+	{"-", session.Action{Kind: session.AddWorkers, N: -1}, false, true},
+	{"down", session.Action{Kind: session.AddWorkers, N: -1}, false, true},
+	{"0", session.Action{Kind: session.SetWorkers, N: 0}, false, true},
+	{"1", session.Action{Kind: session.SetWorkers, N: 1}, false, true},
+	{"2", session.Action{Kind: session.SetWorkers, N: 2}, false, true},
+	{"3", session.Action{Kind: session.SetWorkers, N: 3}, false, true},
+	{"4", session.Action{Kind: session.SetWorkers, N: 4}, false, true},
+	{"5", session.Action{Kind: session.SetWorkers, N: 5}, false, true},
+	{"6", session.Action{Kind: session.SetWorkers, N: 6}, false, true},
+	{"7", session.Action{Kind: session.SetWorkers, N: 7}, false, true},
+	{"8", session.Action{Kind: session.SetWorkers, N: 8}, false, true},
+	{"9", session.Action{Kind: session.SetWorkers, N: 9}, false, true},
+	{"[", session.Action{Kind: session.Load, N: -1}, false, true},
+	{"]", session.Action{Kind: session.Load, N: 1}, false, true},
+	{"tab", session.Action{Kind: session.NextScenario}, false, true},
+	{"space", session.Action{Kind: session.TogglePause}, false, true},
+	{"r", session.Action{Kind: session.Reset}, false, true},
+	{"q", session.Action{}, true, true},
+	{"ctrl+c", session.Action{}, true, true},
+	{"?", session.Action{}, false, false},
+	{"x", session.Action{}, false, false},
+	{"", session.Action{}, false, false},
+	{"enter", session.Action{}, false, false},
+	{"g", session.Action{}, false, false},
+}
+
+func TestActionForEveryKey(t *testing.T) {
+	for _, c := range keyTable {
+		a, quit, ok := ActionFor(c.key)
+		if a != c.want || quit != c.quit || ok != c.ok {
+			t.Errorf("ActionFor(%q) = %v %v %v, want %v %v %v", c.key, a, quit, ok, c.want, c.quit, c.ok)
+		}
+	}
+}
+
+func TestKeysListsEveryKey(t *testing.T) {
+	got := Keys()
+	var want []string
+	for _, c := range keyTable {
+		if c.ok || c.key == "?" {
+			want = append(want, c.key)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Keys() = %q, want %q", got, want)
+	}
+}
+
+func TestKeyMsgStrings(t *testing.T) {
+	for _, k := range Keys() {
+		if got := keyMsg(k).String(); got != k {
+			t.Errorf("keyMsg(%q).String() = %q", k, got)
+		}
+	}
+}
+
+// apply sends a key to m and runs the command it returns, as the program
+// would, feeding the resulting message back.
+func press(t *testing.T, m Model, k string) (Model, tea.Msg) {
+	t.Helper()
+	next, cmd := m.Update(keyMsg(k))
+	m = next.(Model)
+	if cmd == nil {
+		return m, nil
+	}
+	msg := cmd()
+	if _, isQuit := msg.(tea.QuitMsg); isQuit {
+		return m, msg
+	}
+	next, _ = m.Update(msg)
+	return next.(Model), msg
+}
+
+func TestUpdateEveryKey(t *testing.T) {
+	for _, c := range keyTable {
+		if c.key == "" {
+			continue // no key sends an empty string
+		}
+		t.Run(c.key, func(t *testing.T) {
+			f := newFake()
+			m, msg := press(t, New(f, time.Hour), c.key)
+			acts := f.Actions()
+			switch {
+			case c.quit:
+				if _, ok := msg.(tea.QuitMsg); !ok {
+					t.Errorf("%q gave %T, want tea.QuitMsg", c.key, msg)
+				}
+				if len(acts) != 0 {
+					t.Errorf("quit applied %v", acts)
+				}
+			case c.ok:
+				if len(acts) != 1 || acts[0] != c.want {
+					t.Errorf("%q applied %v, want %v", c.key, acts, c.want)
+				}
+				if _, ok := msg.(appliedMsg); !ok {
+					t.Errorf("%q gave %T, want appliedMsg", c.key, msg)
+				}
+				// The screen answers at once: the snapshot read after Apply is shown.
+				if m.seq == 0 {
+					t.Error("no snapshot taken after Apply")
+				}
+			default:
+				if msg != nil || len(acts) != 0 {
+					t.Errorf("%q: msg %v, actions %v", c.key, msg, acts)
+				}
+			}
+		})
+	}
+}
+
+func TestKeyUpdatesScreenAtOnce(t *testing.T) {
+	f := newFake()
+	m, _ := press(t, New(f, time.Hour), "4")
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "workers 4") {
+		t.Errorf("screen after 4:\n%s", out)
+	}
+	m, _ = press(t, m, "0")
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "inline (0)") {
+		t.Errorf("screen after 0:\n%s", out)
+	}
+}
+
+func TestHelpToggles(t *testing.T) {
+	m := New(newFake(), time.Hour)
+	m, _ = press(t, m, "?")
+	if !m.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
+		t.Fatal("? did not open help")
+	}
+	m, _ = press(t, m, "?")
+	if m.help || strings.Contains(ansi.Strip(m.View().Content), "reading the screen") {
+		t.Fatal("? did not close help")
+	}
+}
+
+func TestQuitReturnsTeaQuit(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := New(newFake(), time.Hour).Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%q: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%q: not tea.Quit", k)
+		}
+	}
+}
+
+func TestApplyErrorShownThenCleared(t *testing.T) {
+	f := newFake()
+	f.err = errors.New("pool is closed")
+	m, _ := press(t, New(f, time.Hour), "+")
+	if m.lastErr != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
+		t.Errorf("error not shown: %q", m.lastErr)
+	}
+	f.mu.Lock()
+	f.err = nil
+	f.mu.Unlock()
+	m, _ = press(t, m, "+")
+	if m.lastErr != "" || strings.Contains(ansi.Strip(m.View().Content), "pool is closed") {
+		t.Errorf("error not cleared: %q", m.lastErr)
+	}
+}
+
+func TestWindowSizeChangesLayout(t *testing.T) {
+	m := New(newFake(), time.Hour)
+	for _, sz := range [][2]int{{100, 30}, {60, 16}, {160, 48}, {30, 8}} {
+		next, _ := m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		m = next.(Model)
+		out := m.View().Content
+		checkFits(t, out, sz[0], sz[1])
+		if sz[0] >= MinWidth && len(strings.Split(out, "\n")) != sz[1] {
+			t.Errorf("%v: not resized", sz)
+		}
+	}
+}
+
+func TestViewIsAltScreen(t *testing.T) {
+	if !New(newFake(), time.Hour).View().AltScreen {
+		t.Error("AltScreen false")
+	}
+}
+
+func TestInitAndTickSample(t *testing.T) {
+	f := newFake()
+	m := New(f, time.Millisecond)
+	for name, cmd := range map[string]tea.Cmd{"init": m.Init(), "tick": mustUpdate(t, m, tickMsg{})} {
+		batch, ok := cmd().(tea.BatchMsg)
+		if !ok {
+			t.Fatalf("%s: %T, want tea.BatchMsg", name, cmd())
+		}
+		var sampled, ticked bool
+		for _, c := range batch {
+			switch msg := c().(type) {
+			case sampleMsg:
+				sampled = true
+				next, _ := m.Update(msg)
+				if next.(Model).seq == 0 {
+					t.Errorf("%s: sample not taken", name)
+				}
+			case tickMsg:
+				ticked = true
+			}
+		}
+		if !sampled || !ticked {
+			t.Errorf("%s: sampled %v ticked %v", name, sampled, ticked)
+		}
+	}
+}
+
+func mustUpdate(t *testing.T, m Model, msg tea.Msg) tea.Cmd {
+	t.Helper()
+	_, cmd := m.Update(msg)
+	if cmd == nil {
+		t.Fatalf("%T gave no command", msg)
+	}
+	return cmd
+}
+
+func TestStaleSampleDropped(t *testing.T) {
+	m := New(newFake(), time.Hour)
+	newer := sampleMsg{sample{snap: session.Snapshot{Scenario: "newer"}, seq: 5}}
+	older := sampleMsg{sample{snap: session.Snapshot{Scenario: "older"}, seq: 4}}
+	next, _ := m.Update(newer)
+	next, _ = next.(Model).Update(older)
+	if got := next.(Model).snap.Scenario; got != "newer" {
+		t.Errorf("showing %q", got)
+	}
+}
+
+func TestOtherMessagesIgnored(t *testing.T) {
+	m := New(newFake(), time.Hour)
+	next, cmd := m.Update(tea.KeyReleaseMsg{Code: 'q'})
+	if cmd != nil || next.(Model).help {
+		t.Error("key release acted")
+	}
+}

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// crlf turns "\n" into "\r\n" on the way to the emulator: with no TTY there
+// is no line discipline to do it (STACK.md).
+type crlf struct{ w io.Writer }
+
+func (c crlf) Write(p []byte) (int, error) {
+	if _, err := c.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// waitScreen polls the emulator's screen until ok holds or the deadline.
+func waitScreen(t *testing.T, emu *vt.SafeEmulator, what string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var scr string
+	for time.Now().Before(deadline) {
+		scr = ansi.Strip(emu.Render())
+		if ok(scr) {
+			return scr
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+	return ""
+}
+
+// TestProgramOnVirtualScreen runs the whole tea.Program at 80x24 on an x/vt
+// emulator (tier 2 of STACK.md). The emulator is never closed: closing it
+// races with the program's last writes.
+func TestProgramOnVirtualScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a whole program")
+	}
+	f := newFake()
+	emu := vt.NewSafeEmulator(80, 24)
+	p := tea.NewProgram(New(f, 50*time.Millisecond),
+		tea.WithInput(emu),
+		tea.WithOutput(crlf{emu}),
+		tea.WithWindowSize(80, 24),
+		tea.WithColorProfile(colorprofile.Ascii),
+		tea.WithoutSignals(),
+	)
+	var runErr error
+	done := make(chan struct{}) // closed when Run returns
+	go func() {
+		defer close(done)
+		_, runErr = p.Run()
+	}()
+	defer func() {
+		select {
+		case <-done:
+		default: // a check failed before q: stop the program
+			p.Kill()
+			<-done
+		}
+	}()
+
+	waitScreen(t, emu, "the header", func(s string) bool {
+		return strings.Contains(s, "offtop") && strings.Contains(s, "workers 2") && strings.Contains(s, "GOMAXPROCS 2")
+	})
+
+	emu.SendText("4")
+	waitScreen(t, emu, "workers 4", func(s string) bool { return strings.Contains(s, "workers 4") })
+	if acts := f.Actions(); len(acts) != 1 || acts[0] != (session.Action{Kind: session.SetWorkers, N: 4}) {
+		t.Errorf("actions after 4: %v", acts)
+	}
+
+	emu.SendText("?")
+	waitScreen(t, emu, "help", func(s string) bool { return strings.Contains(s, "reading the screen") })
+	emu.SendText("?")
+	scr := waitScreen(t, emu, "dashboard", func(s string) bool { return strings.Contains(s, "latency ms") })
+	for i, l := range strings.Split(scr, "\n") {
+		if ansi.StringWidth(l) > 80 || i >= 24 {
+			t.Errorf("screen line %d overflows: %q", i, l)
+		}
+	}
+
+	emu.SendText("q")
+	select {
+	case <-done:
+		if runErr != nil {
+			t.Errorf("Run: %v", runErr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("program did not end after q")
+	}
+}

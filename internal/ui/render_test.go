@@ -1,0 +1,353 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// plain renders and strips escape sequences, as a monochrome screen reads.
+func plain(s session.Snapshot, w, h int, help bool) string {
+	return ansi.Strip(Render(s, w, h, help))
+}
+
+// checkFits fails when out has more lines than h or a line wider than w.
+// Above the minimum size the screen must be exactly w x h (stable layout).
+func checkFits(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if out == "" {
+		lines = nil
+	}
+	if len(lines) > h {
+		t.Errorf("%dx%d: %d lines", w, h, len(lines))
+	}
+	exact := w >= MinWidth && h >= MinHeight
+	if exact && len(lines) != h {
+		t.Errorf("%dx%d: %d lines, want exactly %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		p := ansi.Strip(l)
+		if n := ansi.StringWidth(p); n > w || (exact && n != w) {
+			t.Errorf("%dx%d: line %d is %d wide: %q", w, h, i, n, p)
+		}
+		if n := lipgloss.Width(l); n > w {
+			t.Errorf("%dx%d: line %d is %d wide by lipgloss", w, h, i, n)
+		}
+	}
+}
+
+var sizes = [][2]int{{80, 24}, {160, 48}, {100, 30}, {60, 16}, {59, 16}, {60, 15}, {40, 10}, {20, 5}, {1, 1}, {200, 60}, {61, 40}, {300, 17}}
+
+func TestRenderFitsEverySize(t *testing.T) {
+	many := richSnapshot()
+	for i := 0; i < 40; i++ {
+		many.WorkerBusy = append(many.WorkerBusy, float64(i)/40)
+		many.WorkerSlots = append(many.WorkerSlots, 100+i)
+		many.WorkerOnCPU = append(many.WorkerOnCPU, 0.1)
+		many.WorkerRetiring = append(many.WorkerRetiring, i%5 == 0)
+	}
+	snaps := map[string]session.Snapshot{
+		"rich":  richSnapshot(),
+		"empty": {},
+		"many":  many,
+	}
+	for name, s := range snaps {
+		for _, sz := range sizes {
+			for _, help := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%dx%d/help=%v", name, sz[0], sz[1], help), func(t *testing.T) {
+					checkFits(t, Render(s, sz[0], sz[1], help), sz[0], sz[1])
+					checkFits(t, render(s, sz[0], sz[1], help, "apply: pool closed"), sz[0], sz[1])
+				})
+			}
+		}
+	}
+}
+
+func TestRenderZeroSizeIsEmpty(t *testing.T) {
+	for _, sz := range [][2]int{{0, 0}, {0, 24}, {80, 0}, {-1, -1}} {
+		if out := Render(richSnapshot(), sz[0], sz[1], false); out != "" {
+			t.Errorf("%v: %q", sz, out)
+		}
+	}
+}
+
+func TestRender80x24ShowsEverything(t *testing.T) {
+	out := plain(richSnapshot(), 80, 24, false)
+	for _, want := range []string{
+		// header
+		"offtop", "server", "workers 8", "GOMAXPROCS 2", "NumCPU 4", "limit 1.5", "sugg 2", "t=12.3s", "PAUSED",
+		// look
+		"watch ping p99",
+		// bars
+		"loop [", "busy  93%! queue 3", "w0   [", "busy 100%! cpu  48%", "busy  70%▲ cpu  70%", "w7↓", "w6   [",
+		// pool and process
+		"queue 12", "running 8", "submitted 1234", "completed 1200", "failed 3", "replaced 1", "96 tasks/s",
+		"CPU 184% (1.84s / wall 12.3s)", "RSS 45.2 MB", "goroutines 57",
+		// readouts
+		"load: 2 clients per endpoint  [ ] to change", "ping p50 0.21 ms", "ping max n/a", "/fast rps 81",
+		"/slow p99 412 ms", "answer ok true", "mode pool-move",
+		// latency
+		"p50", "p99.9", "loop probe, corrected, 5s window", "loop probe, raw, 5s window",
+		"loop probe, corrected, since reset", "sched probe (free goroutine)", "runtime /sched/latencies",
+		"task wait+run, 5s window", "48▲", "61!",
+		// charts
+		"probe p99 ms", "queue depth", "┤",
+		// footer
+		"? help", "q quit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("80x24 lacks %q\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "rejected") {
+		t.Errorf("rejected 0 is shown")
+	}
+}
+
+func TestRenderEmptySnapshotShowsNA(t *testing.T) {
+	out := plain(session.Snapshot{}, 80, 24, false)
+	for _, want := range []string{"offtop", "inline (0)", "loop [", "no data yet"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q\n%s", want, out)
+		}
+	}
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "probe") && strings.Contains(l, "n/a") || strings.HasPrefix(l, "task") || strings.HasPrefix(l, "runtime") {
+			if got := strings.Count(l, "n/a"); got != 5 {
+				t.Errorf("%q: %d n/a, want 5", l, got)
+			}
+			rows++
+		}
+	}
+	if rows != 6 {
+		t.Errorf("%d latency rows with n/a, want 6\n%s", rows, out)
+	}
+	if regexp.MustCompile(`\b0\.00\s`).MatchString(strings.Join(strings.Split(out, "\n")[5:12], "\n")) {
+		t.Errorf("empty summaries show a number\n%s", out)
+	}
+}
+
+func TestRenderUnknownFiguresAreNA(t *testing.T) {
+	s := richSnapshot()
+	s.WorkerOnCPU = nil
+	s.CPUPercent = -1
+	s.RSSBytes = -1
+	out := plain(s, 80, 24, false)
+	for _, want := range []string{"cpu n/a", "CPU n/a", "RSS n/a"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q\n%s", want, out)
+		}
+	}
+}
+
+func TestRenderInlineAndRejected(t *testing.T) {
+	s := richSnapshot()
+	s.Workers = 0
+	s.Rejected = 7
+	s.Paused = false
+	out := plain(s, 80, 24, false)
+	for _, want := range []string{"inline (0)", "rejected 7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "PAUSED") {
+		t.Error("PAUSED shown while running")
+	}
+}
+
+func TestRenderTooManyWorkersSaysMore(t *testing.T) {
+	s := richSnapshot()
+	s.WorkerBusy = make([]float64, 64)
+	s.WorkerSlots = nil
+	s.WorkerOnCPU = nil
+	s.WorkerRetiring = nil
+	out := plain(s, 80, 24, false)
+	m := regexp.MustCompile(`\+(\d+) more`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no +K more\n%s", out)
+	}
+	shown := strings.Count(out, "] busy")
+	if got := fmt.Sprint(65 - shown); got != m[1] {
+		t.Errorf("+%s more with %d bars shown of 65", m[1], shown)
+	}
+}
+
+func TestRenderTooSmallNotice(t *testing.T) {
+	if got := plain(richSnapshot(), 40, 10, false); got != "offtop needs 60x16 (now 40x10)" {
+		t.Errorf("40x10: %q", got)
+	}
+	if got := plain(richSnapshot(), 20, 5, false); ansi.StringWidth(got) != 20 || !strings.HasPrefix(got, "offtop needs") {
+		t.Errorf("20x5: %q", got)
+	}
+	if got := plain(richSnapshot(), 1, 1, false); ansi.StringWidth(got) != 1 {
+		t.Errorf("1x1: %q", got)
+	}
+}
+
+func TestRenderUsesRoomWhenLarger(t *testing.T) {
+	small := plain(richSnapshot(), 80, 24, false)
+	big := plain(richSnapshot(), 160, 48, false)
+	bar := regexp.MustCompile(`w0 +\[([|: ]+)\]`)
+	sb, bb := bar.FindStringSubmatch(small), bar.FindStringSubmatch(big)
+	if sb == nil || bb == nil || len(bb[1]) <= len(sb[1]) {
+		t.Errorf("bars not wider at 160: %q vs %q", sb, bb)
+	}
+	axis := func(s string) int { return strings.Count(s, "┤") + strings.Count(s, "┼") }
+	if axis(big) <= axis(small) {
+		t.Errorf("charts not taller at 160x48: %d vs %d axis rows", axis(big), axis(small))
+	}
+	// Two charts side by side: a line with two axes.
+	if !regexp.MustCompile(`[┤┼].*[┤┼]`).MatchString(small) {
+		t.Errorf("charts not side by side at 80\n%s", small)
+	}
+}
+
+func TestRenderHelpListsEveryBinding(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}} {
+		out := plain(richSnapshot(), sz[0], sz[1], true)
+		for _, b := range DefaultKeyMap.all() {
+			if !strings.Contains(out, b.Help().Key) || !strings.Contains(out, b.Help().Desc) {
+				t.Errorf("%v help lacks %q %q\n%s", sz, b.Help().Key, b.Help().Desc, out)
+			}
+		}
+		if strings.Contains(out, "latency ms") {
+			t.Errorf("help did not replace the body")
+		}
+	}
+}
+
+func TestRenderErrorLine(t *testing.T) {
+	out := ansi.Strip(render(richSnapshot(), 80, 24, false, "pool is closed"))
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[len(lines)-2], "! pool is closed") {
+		t.Errorf("error line: %q", lines[len(lines)-2])
+	}
+}
+
+// Colours must downsample: through an Ascii or NoTTY profile no colour
+// escape is left, and the marks still tell the thresholds apart.
+func TestRenderDownsamples(t *testing.T) {
+	raw := Render(richSnapshot(), 80, 24, false)
+	colour := regexp.MustCompile(`\x1b\[[0-9;]*(3[0-9]|4[0-9]|9[0-7])(;[0-9;]*)?m`)
+	if !colour.MatchString(raw) {
+		t.Fatal("no colour at all in the raw render")
+	}
+	for _, p := range []colorprofile.Profile{colorprofile.Ascii, colorprofile.NoTTY} {
+		var b bytes.Buffer
+		w := &colorprofile.Writer{Forward: &b, Profile: p}
+		if _, err := w.WriteString(raw); err != nil {
+			t.Fatal(err)
+		}
+		if colour.MatchString(b.String()) {
+			t.Errorf("%v: colour escapes left", p)
+		}
+		if txt := ansi.Strip(b.String()); !strings.Contains(txt, "100%!") || !strings.Contains(txt, "70%▲") {
+			t.Errorf("%v: threshold marks lost", p)
+		}
+		if p == colorprofile.NoTTY && strings.Contains(b.String(), "\x1b") {
+			t.Errorf("NoTTY: escapes left")
+		}
+	}
+}
+
+func TestRenderIsPure(t *testing.T) {
+	s := richSnapshot()
+	a := Render(s, 100, 30, false)
+	b := Render(s, 100, 30, false)
+	if a != b {
+		t.Error("two renders of one snapshot differ")
+	}
+	if fmt.Sprint(s) != fmt.Sprint(richSnapshot()) {
+		t.Error("Render changed the snapshot")
+	}
+}
+
+func TestThresholds(t *testing.T) {
+	for _, c := range []struct {
+		busy float64
+		want level
+	}{{0, 0}, {0.59, 0}, {0.6, 1}, {0.89, 1}, {0.9, 2}, {1, 2}, {1.5, 2}, {-1, 0}} {
+		if got := busyLevel(c.busy); got != c.want {
+			t.Errorf("busyLevel(%v) = %v, want %v", c.busy, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p99  float64
+		n    int64
+		want level
+	}{{1, 10, 0}, {10, 10, 0}, {10.5, 10, 1}, {50, 10, 1}, {51, 10, 2}, {500, 0, 0}} {
+		if got := probeLevel(summary(0, 0, c.p99, 0, 0, c.n)); got != c.want {
+			t.Errorf("probeLevel(%v, n=%d) = %v, want %v", c.p99, c.n, got, c.want)
+		}
+	}
+}
+
+func TestFmtNum(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "0"}, {0.123, "0.12"}, {3.44, "3.4"}, {12.3, "12"}, {120.4, "120"}, {1234.6, "1235"}, {5, "5"}, {0.004, "0.004"}, {0.0004, "0.0004"}, {-2.5, "-2.5"}} {
+		if got := fmtNum(c.v); got != c.want {
+			t.Errorf("fmtNum(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestSummaryCellsNA(t *testing.T) {
+	if got := summaryCells(hist.Summary{}); got != [5]string{"n/a", "n/a", "n/a", "n/a", "n/a"} {
+		t.Errorf("empty: %v", got)
+	}
+	if got := summaryCells(summary(0.12, 3.4, 120, 1500, 2000, 1)); got != [5]string{"0.12", "3.4", "120", "1500", "2000"} {
+		t.Errorf("full: %v", got)
+	}
+}
+
+// TestPrintScreens prints the rich snapshot at a few sizes with
+// OFFTOP_UI_DUMP=1, for eyeballing.
+func TestPrintScreens(t *testing.T) {
+	if os.Getenv("OFFTOP_UI_DUMP") == "" {
+		t.Skip("set OFFTOP_UI_DUMP=1 to print screens")
+	}
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}, {60, 16}} {
+		for _, help := range []bool{false, true} {
+			fmt.Printf("==== %dx%d help=%v\n%s\n", sz[0], sz[1], help, plain(richSnapshot(), sz[0], sz[1], help))
+		}
+	}
+	fmt.Printf("==== empty 80x24\n%s\n", plain(session.Snapshot{}, 80, 24, false))
+}
+
+func TestRenderCutReadoutsAreMarked(t *testing.T) {
+	s := richSnapshot()
+	for i := 0; i < 30; i++ {
+		s.Readouts = append(s.Readouts, s.Readouts[i%len(s.Readouts)])
+	}
+	out := plain(s, 60, 16, false)
+	checkFits(t, out, 60, 16)
+	if !strings.Contains(out, " …") {
+		t.Errorf("cut readouts not marked\n%s", out)
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	s := richSnapshot()
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			for b.Loop() {
+				_ = Render(s, sz[0], sz[1], false)
+			}
+		})
+	}
+}
