@@ -11,16 +11,24 @@ import (
 
 func init() {
 	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker (seed 000, 1-3)",
-		func(Config) Scenario { return &count{jobs: countJobs} })
+		func(Config) Scenario {
+			c := &count{}
+			c.jobs.Store(countJobs)
+			return c
+		})
 }
 
-// countJobs is the number of jobs in a batch; countIters the additions per
-// job at scale 1, sized so one batch (16 x 60M additions) takes about 1 s on
-// one core of this machine (seed 000 counts to a billion five times; we keep
-// the shape at a size a 2-core box finishes in seconds).
+// countJobs is the number of jobs in a batch at start ([ and ] halve and
+// double it within countMinJobs..countMaxJobs); countIters the additions per
+// job at scale 1, sized so one batch (16 x 160M additions, ~60 ms of CPU a
+// job) takes about 1 s on one core of this machine (seed 000 counts to a
+// billion five times; we keep the shape at a size a 2-core box finishes in
+// seconds).
 const (
-	countJobs  = 16
-	countIters = 60_000_000
+	countJobs    = 16
+	countMinJobs = 2
+	countMaxJobs = 256
+	countIters   = 160_000_000
 )
 
 // countSum is the job: the sum of 0..n-1, computed the slow way so the CPU
@@ -37,16 +45,16 @@ func countSum(n int64) uint64 {
 // batchResult is one finished batch.
 type batchResult struct {
 	workers int
+	jobs    int64
 	wall    time.Duration
 	cpu     time.Duration // whole-process CPU time over the batch
 	ok      bool
 }
 
 type count struct {
-	jobs   int
+	jobs   atomic.Int64 // jobs per batch, read at the start of each batch
 	iters  int64
 	paused atomic.Bool
-	loadMu sync.Mutex
 	sys    *sysinfo.Reader
 
 	stop chan struct{}
@@ -57,9 +65,12 @@ type count struct {
 	last    batchResult
 	batches int64
 	bad     int64
-	ref     time.Duration // wall of the batch on one goroutine
-	refFrom string        // where ref was measured
-	jobCPU  cpuMeter
+	// refPerJob is the 1-worker wall time per job: from a batch run on one
+	// goroutine at start, then from the latest batch the pool ran at 1
+	// worker. A 1-worker batch's wall grows linearly with its jobs, so
+	// speed-up = refPerJob * jobs / wall for a batch of any size.
+	refPerJob time.Duration
+	jobCPU    cpuMeter
 }
 
 func (c *count) Name() string { return "count" }
@@ -82,7 +93,7 @@ func (c *count) drive(env Env) {
 	defer c.wg.Done()
 	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1)
 	c.mu.Lock()
-	c.ref, c.refFrom = r.wall, "reference run on one goroutine at start"
+	c.refPerJob = r.wall / time.Duration(r.jobs)
 	c.mu.Unlock()
 	for {
 		select {
@@ -106,7 +117,7 @@ func (c *count) drive(env Env) {
 			c.bad++
 		}
 		if r.workers == 1 {
-			c.ref, c.refFrom = r.wall, "last batch at 1 worker"
+			c.refPerJob = r.wall / time.Duration(r.jobs)
 		}
 		c.mu.Unlock()
 	}
@@ -121,7 +132,8 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 		total atomic.Uint64
 		fails atomic.Int64
 	)
-	for range c.jobs {
+	jobs := c.jobs.Load()
+	for range jobs {
 		wg.Add(1)
 		err := submit(func() {
 			c.jobCPU.run(func() { total.Add(countSum(c.iters)) })
@@ -140,8 +152,8 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	wall := time.Since(start)
 	s1 := c.sys.Read()
 	n := uint64(c.iters)
-	want := uint64(c.jobs) * (n * (n - 1) / 2)
-	return batchResult{workers: workers, wall: wall, cpu: s1.CPU - s0.CPU,
+	want := uint64(jobs) * (n * (n - 1) / 2)
+	return batchResult{workers: workers, jobs: jobs, wall: wall, cpu: s1.CPU - s0.CPU,
 		ok: fails.Load() == 0 && total.Load() == want}
 }
 
@@ -158,10 +170,10 @@ func (c *count) Status() Status {
 	rs := []Readout{
 		Millis("batch_wall_ms", "batch wall", c.last.wall, have),
 		Millis("batch_cpu_ms", "batch CPU", c.last.cpu, have),
-		Millis("ref_wall_ms", "1-worker wall", c.ref, c.ref > 0),
+		Millis("ref_wall_ms", "1-worker wall", c.refPerJob*time.Duration(c.last.jobs), have && c.refPerJob > 0),
 	}
-	if have && c.ref > 0 && c.last.wall > 0 {
-		sp := float64(c.ref) / float64(c.last.wall)
+	if have && c.refPerJob > 0 && c.last.wall > 0 {
+		sp := float64(c.refPerJob*time.Duration(c.last.jobs)) / float64(c.last.wall)
 		rs = append(rs, Num("speedup", "speed-up", sp))
 		if c.last.workers > 0 {
 			rs = append(rs, Num("efficiency", "efficiency", sp/float64(c.last.workers)))
@@ -182,10 +194,20 @@ func (c *count) Status() Status {
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
-	return Status{Load: fmt.Sprintf("%d jobs x %dM additions per batch", c.jobs, c.iters/1e6), Readouts: rs}
+	return Status{Load: fmt.Sprintf("%d jobs x %.0fM additions per batch", c.jobs.Load(), float64(c.iters)/1e6), Readouts: rs}
 }
 
-func (c *count) SetLoad(delta int) {}
+// SetLoad halves (delta < 0) or doubles (delta > 0) the jobs per batch.
+func (c *count) SetLoad(delta int) {
+	j := c.jobs.Load()
+	for ; delta > 0; delta-- {
+		j *= 2
+	}
+	for ; delta < 0; delta++ {
+		j /= 2
+	}
+	c.jobs.Store(min(max(j, countMinJobs), countMaxJobs))
+}
 
 func (c *count) Pause(p bool) { c.paused.Store(p) }
 func (c *count) Reset() {

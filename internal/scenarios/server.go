@@ -284,9 +284,9 @@ func (s *server) Status() Status {
 	rs := Percentiles("ping", "ping", pw)
 	rs = append(rs,
 		Num("ping_failures", "ping failures", float64(s.ping.errs.Load())),
-		Num("fast_rps", "/fast req/s", perSecond(fw.Count, s.env.Window, el)),
+		Num("fast_rps", "/fast", perSecond(fw.Count, s.env.Window, el)),
 		Millis("fast_p99_ms", "/fast p99", fw.P99, fw.Count > 0),
-		Num("slow_rps", "/slow req/s", perSecond(sw.Count, s.env.Window, el)),
+		Num("slow_rps", "/slow", perSecond(sw.Count, s.env.Window, el)),
 		Millis("slow_p99_ms", "/slow p99", sw.P99, sw.Count > 0),
 		s.fast.cpu.readout("fast_cpu_ms", "CPU/fast"),
 		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
