@@ -41,6 +41,8 @@ type options struct {
 
 const usageText = `usage: offtop [flags]            live dashboard
        offtop scenarios          list scenarios
+       offtop sweep [flags]      run a scenario at several pool sizes, print a table
+                                 (offtop sweep --help)
 flags:
   --scenario NAME     workload (default server; see 'offtop scenarios')
   --workers N         pool size 0..256, 0 = inline on the Loop (default: suggested)
@@ -144,6 +146,9 @@ func flagError(err error) string {
 
 // run is main without os.Exit: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "sweep" {
+		return runSweep(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "scenarios" {
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument %q\n", args[1])

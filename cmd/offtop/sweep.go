@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sweep"
+)
+
+const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table
+  --scenario NAME   workload (default server)
+  --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
+  --duration D      measured time per size (default 5s), after a short warm-up
+  --scale F         work size multiplier (default 1)
+  --json            print the result as one JSON object instead of a table
+progress goes to stderr, the table to stdout`
+
+// runSweep is `offtop sweep`.
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("offtop sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c sweep.Config
+	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "")
+	workers := fs.String("workers", "0,1,2,4,8", "")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
+	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
+	asJSON := fs.Bool("json", false, "")
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, sweepUsage)
+		return exitOK
+	case err != nil:
+		return sweepUsageError(stderr, flagError(err))
+	case fs.NArg() > 0:
+		return sweepUsageError(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
+		return sweepUsageError(stderr, fmt.Sprintf("--workers %q: %v", *workers, err))
+	}
+	if c.Duration <= 0 {
+		return sweepUsageError(stderr, fmt.Sprintf("--duration %v: must be > 0", c.Duration))
+	}
+	if !(c.Base.Scale > 0 && c.Base.Scale <= 1000) {
+		return sweepUsageError(stderr, fmt.Sprintf("--scale %v: must be > 0 and <= 1000", c.Base.Scale))
+	}
+	if _, err := scenarios.New(c.Base.Scenario, scenarios.Config{}); err != nil {
+		return sweepUsageError(stderr, fmt.Sprintf("--scenario %q: unknown", c.Base.Scenario))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := sweep.Run(ctx, c, stderr)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
+	} else if err != nil {
+		return exitCode(err, stderr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return exitCode(writeErr(err), stderr)
+		}
+	} else if err := res.Write(stdout); err != nil {
+		return exitCode(writeErr(err), stderr)
+	}
+	if ctx.Err() != nil {
+		return 130
+	}
+	return exitOK
+}
+
+func sweepUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "offtop sweep: %s\nusage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]\n", msg)
+	return exitUsage
+}

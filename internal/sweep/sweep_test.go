@@ -1,0 +1,88 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+func TestParseWorkers(t *testing.T) {
+	got, err := ParseWorkers("0,1, 2,4,8")
+	if err != nil || len(got) != 5 || got[4] != 8 {
+		t.Fatalf("ParseWorkers = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "1,,2", "a", "-1", "257", "1,1", "1;2"} {
+		if _, err := ParseWorkers(bad); !errors.Is(err, ErrWorkers) {
+			t.Errorf("ParseWorkers(%q) = %v, want ErrWorkers", bad, err)
+		}
+	}
+}
+
+func TestSpeedupsAgainstOneWorker(t *testing.T) {
+	rows := []Row{{Workers: 0, ThroughputPerS: 5}, {Workers: 1, ThroughputPerS: 10}, {Workers: 2, ThroughputPerS: 18}}
+	speedups(rows)
+	if *rows[2].Speedup != 1.8 || *rows[2].Efficiency != 0.9 || *rows[0].Speedup != 0.5 || rows[0].Efficiency != nil {
+		t.Errorf("rows: %+v %+v", rows[0], rows[2])
+	}
+	none := []Row{{Workers: 2, ThroughputPerS: 18}}
+	speedups(none)
+	if none[0].Speedup != nil {
+		t.Error("speed-up without a 1-worker row")
+	}
+}
+
+func TestTableAndJSON(t *testing.T) {
+	v := 12.5
+	ok := true
+	r := Result{Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Rows: []Row{
+		{Workers: 1, ThroughputPerS: 16, RoundWallMS: &v, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true},
+		{Workers: 2, ThroughputPerS: 30, Balanced: false},
+	}}
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"GOMAXPROCS 2, NumCPU 2, CPU limit none", "workers", "tasks/s", "12.5", "n/a", "counts off!"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunCount sweeps a tiny count run for real: every row balanced, the
+// answer right, and more throughput at 2 workers than at 0 (inline).
+func TestRunCount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real runs")
+	}
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Config{
+		Base:     session.Config{Scenario: "count", Scale: 0.05, Interval: 50 * time.Millisecond},
+		Workers:  []int{0, 1, 2},
+		Duration: 1500 * time.Millisecond,
+	}, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(progress.String(), "\n") != 3 {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+	for _, r := range res.Rows {
+		if !r.Balanced || r.AnswerOK == nil || !*r.AnswerOK || r.ThroughputPerS <= 0 {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if res.Rows[1].Speedup == nil || *res.Rows[1].Speedup != 1 {
+		t.Errorf("1-worker speed-up %v", res.Rows[1].Speedup)
+	}
+}
