@@ -176,6 +176,11 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"--keys", "2s:z"}, "--keys"},
 		{[]string{"--nope"}, "--nope"},
 		{[]string{"sweeep"}, "sweeep"},
+		{[]string{"sweep", "--workers", "1,x"}, "--workers"},
+		{[]string{"sweep", "--workers", ""}, "--workers"},
+		{[]string{"sweep", "--workers", "300"}, "--workers"},
+		{[]string{"sweep", "--duration", "0s"}, "--duration"},
+		{[]string{"sweep", "--bogus"}, "--bogus"},
 		{nil, "not a terminal"}, // stdout is a pipe here
 	} {
 		var stderr bytes.Buffer
@@ -190,5 +195,30 @@ func TestBadInputExits2(t *testing.T) {
 		if !strings.Contains(first, c.want) || strings.Contains(stderr.String(), "goroutine ") {
 			t.Errorf("%v: stderr %q, want one line naming %s", c.args, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestSweepPrintsTableAndJSON runs a short sweep of the stall scenario both
+// ways: a table with its first line, and one valid JSON object.
+func TestSweepPrintsTableAndJSON(t *testing.T) {
+	bin := buildBinary(t)
+	args := []string{"sweep", "--scenario", "stall", "--workers", "0,1", "--duration", "1s"}
+	table, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || strings.Count(string(table), "\n") != 4 {
+		t.Errorf("table:\n%s", table)
+	}
+	out, err := exec.Command(bin, append(args, "--json")...).Output()
+	if err != nil {
+		t.Fatalf("sweep --json: %v", err)
+	}
+	var res struct {
+		Scenario string
+		Rows     []map[string]any
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Scenario != "stall" || len(res.Rows) != 2 {
+		t.Errorf("sweep --json: %v\n%s", err, out)
 	}
 }
