@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -98,17 +99,19 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers %d: must be 0..%d", c.Workers, session.MaxWorkers)
 	case o.duration < 0:
-		return o, usagef("--duration %v: must be > 0", o.duration)
+		return o, usagef("--duration %v: must be >= 0 (0 runs until you quit)", o.duration)
 	case c.Interval < time.Millisecond:
 		return o, usagef("--interval %v: must be at least 1ms", c.Interval)
-	case c.Resolution < 100*time.Microsecond:
-		return o, usagef("--resolution %v: must be at least 100us", c.Resolution)
+	case c.Interval > time.Minute:
+		return o, usagef("--interval %v: must be at most 1m", c.Interval)
+	case c.Resolution < 100*time.Microsecond || c.Resolution > time.Second:
+		return o, usagef("--resolution %v: must be 100us..1s", c.Resolution)
 	case c.Window < c.Interval:
-		return o, usagef("--window %v: must be at least the interval (%v)", c.Window, c.Interval)
+		return o, usagef("--window %v is shorter than --interval %v", c.Window, c.Interval)
 	case !(c.Scale > 0 && c.Scale <= 1000):
 		return o, usagef("--scale %v: must be > 0 and <= 1000", c.Scale)
-	case c.Scenarios.StallDuration <= 0 || c.Scenarios.StallPeriod <= 0:
-		return o, usagef("--stall and --stall-every must be > 0")
+	case c.Scenarios.StallDuration < time.Millisecond || c.Scenarios.StallPeriod < time.Millisecond:
+		return o, usagef("--stall %v, --stall-every %v: each must be at least 1ms", c.Scenarios.StallDuration, c.Scenarios.StallPeriod)
 	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
 		return o, usagef("--stall %v: longer than --stall-every %v", c.Scenarios.StallDuration, c.Scenarios.StallPeriod)
 	}
@@ -129,6 +132,10 @@ var errVersion = errors.New("version")
 // the flag.
 func flagError(err error) string {
 	msg := err.Error()
+	if strings.HasPrefix(msg, "invalid boolean value ") {
+		// invalid boolean value "maybe" for -headless: parse error
+		msg = "invalid value " + strings.TrimPrefix(msg, "invalid boolean value ")
+	}
 	if strings.HasPrefix(msg, "invalid value ") {
 		// invalid value "abc" for flag -workers: parse error
 		if i := strings.Index(msg, " for flag -"); i > 0 {
@@ -183,22 +190,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // exitCode maps a run's error to an exit code, printing it on one line.
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
+	var (
+		ue *usageError
+		se *signalError
+	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue), errors.Is(err, session.ErrConfig):
 		fmt.Fprintf(stderr, "offtop: %v\n", err)
 		return exitUsage
-	case errors.Is(err, errInterrupted):
-		return 130
+	case errors.As(err, &se):
+		return 128 + int(se.sig)
 	default:
 		fmt.Fprintf(stderr, "offtop: %v\n", err)
 		return exitError
 	}
 }
 
-var errInterrupted = errors.New("interrupted")
+// signalError ends a run stopped by a signal: the exit code is 128 + the
+// signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), the
+// shell's convention; q, ctrl+c typed as a key and --duration exit 0.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// stopSignals are the signals that end a run, the terminal restored.
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// asSignalError converts a received signal for exitCode.
+func asSignalError(s os.Signal) error {
+	if ss, ok := s.(syscall.Signal); ok {
+		return &signalError{ss}
+	}
+	return nil
+}
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {

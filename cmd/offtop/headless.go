@@ -40,7 +40,7 @@ func runHeadless(o options, w io.Writer) error {
 		}
 	})
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sig, stopSignals...)
 	defer signal.Stop(sig)
 	var deadline <-chan time.Time
 	if o.duration > 0 {
@@ -64,8 +64,8 @@ func runHeadless(o options, w io.Writer) error {
 			return nil
 		case <-quit:
 			return nil
-		case <-sig:
-			return nil
+		case s := <-sig:
+			return asSignalError(s)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
-	"errors"
 	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,7 +21,13 @@ func runTUI(o options, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	p := tea.NewProgram(ui.New(s, o.session.Interval), tea.WithOutput(w))
+	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
+	// covers SIGHUP too and keeps the signal for the exit code.
+	p := tea.NewProgram(ui.New(s, o.session.Interval), tea.WithOutput(w), tea.WithoutSignals())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, stopSignals...)
+	defer signal.Stop(sig)
+	var got atomic.Pointer[os.Signal]
 
 	stop := make(chan struct{})
 	defer close(stop)
@@ -36,9 +44,17 @@ func runTUI(o options, w io.Writer) error {
 			}
 		}()
 	}
+	go func() {
+		select {
+		case <-stop:
+		case sg := <-sig:
+			got.Store(&sg)
+			p.Quit()
+		}
+	}()
 	_, err = p.Run()
-	if errors.Is(err, tea.ErrInterrupted) {
-		return errInterrupted
+	if sg := got.Load(); sg != nil {
+		return asSignalError(*sg)
 	}
 	return err
 }

@@ -370,10 +370,30 @@ func TestLagProbeIdle(t *testing.T) {
 // stall values are under 1% of all samples. The run idles 1s before the
 // first and ~2s after the last stall, which puts the raw stall share at
 // ~0.9% (raw p99 stays idle) and the corrected top group at ~0.85%.
+//
+// It measures real time, so a machine busy with other processes makes it
+// inconclusive, not wrong: a scheduler probe runs beside it, and an
+// attempt during which a free goroutine was itself late (p99 > 5ms) is
+// repeated, up to three times, then skipped with the figures.
 func TestLagProbeCalibrationStall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real time: 12s")
 	}
+	for attempt := 1; ; attempt++ {
+		noise := calibrationAttempt(t, attempt)
+		if noise <= 5*time.Millisecond {
+			return
+		}
+		if attempt == 3 {
+			t.Skipf("machine too busy to calibrate: a free goroutine was late in each of 3 attempts (p99 %v in the last)", noise)
+		}
+		t.Logf("attempt %d: free goroutine p99 lateness %v: machine busy, trying again", attempt, noise)
+	}
+}
+
+// calibrationAttempt runs the stall pattern once and, if the machine was
+// quiet (the returned free-goroutine p99 <= 5ms), checks the figures.
+func calibrationAttempt(t *testing.T, attempt int) (noise time.Duration) {
 	const (
 		R      = 10 * time.Millisecond
 		P      = time.Second
@@ -385,6 +405,8 @@ func TestLagProbeCalibrationStall(t *testing.T) {
 	defer l.Close()
 	p := StartLagProbe(l.Post, R, time.Minute) // window covers the run
 	defer p.Stop()
+	free := StartSchedProbe(R, time.Minute)
+	defer free.Stop()
 
 	t0 := time.Now()
 	for k := 1; k <= stalls; k++ {
@@ -399,6 +421,10 @@ func TestLagProbeCalibrationStall(t *testing.T) {
 	time.Sleep(time.Until(t0.Add(run)))
 	s := p.Stats()
 	logLag(t, s)
+	if noise = free.Stats().CorrectedAll.P99; noise > 5*time.Millisecond {
+		return noise
+	}
+	t.Logf("attempt %d: free goroutine p99 %v: quiet enough to judge", attempt, noise)
 	if ls := l.Stats(); ls.Busy < stalls*D {
 		t.Fatalf("Loop busy %v, want >= %v", ls.Busy, stalls*D)
 	}
@@ -419,6 +445,7 @@ func TestLagProbeCalibrationStall(t *testing.T) {
 	if s.Missed < stalls*(int64(D/R)-2) || s.Missed > stalls*(int64(D/R)+1) {
 		t.Errorf("Missed = %d, want about %d", s.Missed, stalls*(int64(D/R)-1))
 	}
+	return noise
 }
 
 // TestIdleLateness measures the idle lateness of the Loop-delay probe and of

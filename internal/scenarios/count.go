@@ -33,13 +33,20 @@ const (
 
 // countSum is the job: the sum of 0..n-1, computed the slow way so the CPU
 // work is real; its closed form n(n-1)/2 checks the answer (seed 000: a
-// benchmark prints its answer, or wasted work hides).
-func countSum(n int64) uint64 {
-	var s uint64
-	for i := int64(0); i < n; i++ {
-		s += uint64(i)
+// benchmark prints its answer, or wasted work hides). It gives up, with
+// ok false, soon after stop is set (every 2^20 additions, ~0.4 ms), so
+// stopping the scenario never waits for a batch.
+func countSum(n int64, stop *atomic.Bool) (sum uint64, ok bool) {
+	const chunk = 1 << 20
+	for lo := int64(0); lo < n; lo += chunk {
+		if stop.Load() {
+			return sum, false
+		}
+		for i := lo; i < min(lo+chunk, n); i++ {
+			sum += uint64(i)
+		}
 	}
-	return s
+	return sum, true
 }
 
 // batchResult is one finished batch.
@@ -49,13 +56,16 @@ type batchResult struct {
 	wall    time.Duration
 	cpu     time.Duration // whole-process CPU time over the batch
 	ok      bool
+	aborted bool // cut short by Stop: no answer to check
 }
 
 type count struct {
 	jobs   atomic.Int64 // jobs per batch, read at the start of each batch
 	iters  int64
 	paused atomic.Bool
-	sys    *sysinfo.Reader
+	// stopping makes running jobs give up; set by Stop.
+	stopping atomic.Bool
+	sys      *sysinfo.Reader
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -92,6 +102,9 @@ func (c *count) Start(env Env) error {
 func (c *count) drive(env Env) {
 	defer c.wg.Done()
 	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1)
+	if r.aborted {
+		return
+	}
 	c.mu.Lock()
 	c.refPerJob = r.wall / time.Duration(r.jobs)
 	c.mu.Unlock()
@@ -110,6 +123,9 @@ func (c *count) drive(env Env) {
 			continue
 		}
 		r := c.batch(env.Submit, env.Workers())
+		if r.aborted {
+			return
+		}
 		c.mu.Lock()
 		c.last = r
 		c.batches++
@@ -128,15 +144,22 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	s0 := c.sys.Read()
 	start := time.Now()
 	var (
-		wg    sync.WaitGroup
-		total atomic.Uint64
-		fails atomic.Int64
+		wg      sync.WaitGroup
+		total   atomic.Uint64
+		fails   atomic.Int64
+		aborted atomic.Bool
 	)
 	jobs := c.jobs.Load()
 	for range jobs {
 		wg.Add(1)
 		err := submit(func() {
-			c.jobCPU.run(func() { total.Add(countSum(c.iters)) })
+			c.jobCPU.run(func() {
+				s, ok := countSum(c.iters, &c.stopping)
+				total.Add(s)
+				if !ok {
+					aborted.Store(true)
+				}
+			})
 		}, func(err error) {
 			if err != nil {
 				fails.Add(1)
@@ -153,11 +176,12 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	s1 := c.sys.Read()
 	n := uint64(c.iters)
 	want := uint64(jobs) * (n * (n - 1) / 2)
-	return batchResult{workers: workers, jobs: jobs, wall: wall, cpu: s1.CPU - s0.CPU,
+	return batchResult{workers: workers, jobs: jobs, wall: wall, aborted: aborted.Load(), cpu: s1.CPU - s0.CPU,
 		ok: fails.Load() == 0 && total.Load() == want}
 }
 
 func (c *count) Stop() {
+	c.stopping.Store(true)
 	close(c.stop)
 	c.wg.Wait()
 	c.sys.Close()
@@ -194,7 +218,7 @@ func (c *count) Status() Status {
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
-	return Status{Load: fmt.Sprintf("%d jobs x %.0fM additions per batch", c.jobs.Load(), float64(c.iters)/1e6), Readouts: rs}
+	return Status{Load: fmt.Sprintf("%d jobs x %s additions per batch", c.jobs.Load(), si(float64(c.iters))), Readouts: rs}
 }
 
 // SetLoad halves (delta < 0) or doubles (delta > 0) the jobs per batch.

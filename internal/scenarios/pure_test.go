@@ -1,14 +1,16 @@
 package scenarios
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 func TestCountSumMatchesClosedForm(t *testing.T) {
 	for _, n := range []int64{0, 1, 2, 10, 1000, 123457} {
-		if got, want := countSum(n), uint64(n)*uint64(max(n-1, 0))/2; got != want {
-			t.Errorf("countSum(%d) = %d, want %d", n, got, want)
+		var stop atomic.Bool
+		if got, ok := countSum(n, &stop); !ok || got != uint64(n)*uint64(max(n-1, 0))/2 {
+			t.Errorf("countSum(%d) = %d, %v", n, got, ok)
 		}
 	}
 }
@@ -46,5 +48,23 @@ func TestPerSecond(t *testing.T) {
 	}
 	if got := perSecond(10, 5*time.Second, 0); got != 0 {
 		t.Errorf("zero span: %v", got)
+	}
+}
+
+func TestSI(t *testing.T) {
+	for v, want := range map[float64]string{160e6: "160M", 1600: "1.6k", 2e9: "2G", 999: "999", 8000: "8k"} {
+		if got := si(v); got != want {
+			t.Errorf("si(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestCountStopsMidBatch pins the fix for a quit that waited for a whole
+// batch (35s at --scale 100): a stopped job gives up at once.
+func TestCountStopsMidBatch(t *testing.T) {
+	var stop atomic.Bool
+	stop.Store(true)
+	if _, ok := countSum(1<<40, &stop); ok {
+		t.Error("countSum ran to the end with stop set")
 	}
 }

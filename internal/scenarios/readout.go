@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
@@ -41,6 +42,27 @@ func Percentiles(prefix, label string, s hist.Summary) []Readout {
 		Millis(prefix+"_p99_ms", label+" p99", s.P99, ok),
 		Millis(prefix+"_max_ms", label+" max", s.Max, ok),
 	}
+}
+
+// si writes a count with an SI suffix: 1.6k, 160M, 2G.
+func si(v float64) string {
+	for _, u := range []struct {
+		div float64
+		sfx string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			return strconv.FormatFloat(v/u.div, 'g', 3, 64) + u.sfx
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // perSecond is count / window, or count / elapsed while the run is younger

@@ -76,7 +76,7 @@ type server struct {
 
 func (s *server) Name() string { return "server" }
 func (s *server) Look() string {
-	return "ping p99: at workers 0 every request waits behind fib on the Loop; with a pool the Loop answers at once"
+	return "ping p99: at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
 
 func (s *server) newEndpoint() *endpoint {
@@ -214,10 +214,8 @@ func (s *server) pinger() {
 	stop := s.ctx.Done()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// Pings go on while the load is paused: they measure, they are not load.
 	everyTick(pingEvery, stop, func() {
-		if s.paused.Load() {
-			return
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -297,7 +295,7 @@ func (s *server) Status() Status {
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
-	return Status{Load: fmt.Sprintf("%d closed-loop clients per endpoint, /ping every %v", n, pingEvery), Readouts: rs}
+	return Status{Load: fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery), Readouts: rs}
 }
 
 func (s *server) SetLoad(delta int) {

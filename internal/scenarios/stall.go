@@ -52,8 +52,8 @@ func (s *stall) Name() string { return "stall" }
 
 func (s *stall) Look() string {
 	d := time.Duration(s.d.Load())
-	return fmt.Sprintf("probe max should read ~%v and corrected p99 ~%v (truth for a random arrival); raw p99 reads low",
-		d, max(d-s.period/100, 0))
+	return fmt.Sprintf("truth for a random arrival: max %v, p99 %v; corrected should read it, raw undercounts",
+		d, max(d-s.period/100, 0).Round(time.Millisecond))
 }
 
 func (s *stall) Start(env Env) error {
