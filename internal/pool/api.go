@@ -8,7 +8,22 @@
 // Node.js handler without worker_threads does). Tasks handed over are still
 // counted by the pool: queued until the executor starts them, then running.
 //
-// Invariant, at every Stats(): Submitted = Completed + Failed + Running + Queued.
+// A task may have a timeout (Options.TaskTimeout, or SubmitTimeout): a
+// limit on its run time on a worker. A task that runs past it is counted
+// TimedOut and its done gets ErrTimeout at once. Go cannot stop a goroutine,
+// so the task keeps running: its goroutine is abandoned (counted in
+// Abandoned until the task returns; then it exits, counting nothing else and
+// calling no done; until then it also keeps the OS thread it is locked to)
+// and a fresh worker goroutine takes the slot at once. At most
+// Options.MaxAbandoned goroutines are abandoned at a time; a task timing out
+// beyond that keeps its slot, Stuck, until it returns.
+//
+// Invariant, at every Stats():
+//
+//	Submitted = Completed + Failed + TimedOut + Running + Queued
+//
+// (with no timeouts, TimedOut is 0 and this is Completed + Failed + Running
+// + Queued).
 package pool
 
 import (
@@ -21,11 +36,15 @@ import (
 // MaxSize is the largest pool size Resize accepts.
 const MaxSize = 256
 
-// Errors returned by Submit, Do and Resize; match with errors.Is.
+// Errors returned by Submit, Do and Resize, or passed to done; match with
+// errors.Is.
 var (
 	ErrSize      = errors.New("pool: size out of range 0..256")
 	ErrClosed    = errors.New("pool: closed")
 	ErrQueueFull = errors.New("pool: queue full")
+	// ErrTimeout is what done gets (wrapped, naming the timeout) when a task
+	// ran past its timeout on a worker.
+	ErrTimeout = errors.New("pool: task timed out")
 )
 
 // PanicError is the error a task's done callback gets when the task panicked
@@ -46,7 +65,8 @@ func (e *PanicError) Unwrap() error {
 
 // Options configure a Pool. The zero value is usable: size 0, unbounded
 // queue, no inline executor (tasks at size 0 then wait for a worker),
-// time.Now, 5 s latency window.
+// time.Now, 5 s latency window, no task timeout, at most
+// DefaultMaxAbandoned goroutines abandoned.
 type Options struct {
 	// Size is the initial number of workers, 0..MaxSize.
 	Size int
@@ -64,6 +84,20 @@ type Options struct {
 	Now func() time.Time
 	// Window is the span of the sliding latency window (5 s when 0).
 	Window time.Duration
+	// TaskTimeout limits the run time of every task Submit (and Do) queues,
+	// from the moment a worker starts it; 0 (or negative) means no limit.
+	// SubmitTimeout sets a task's own. Timeouts are kept with real-time
+	// timers (time.AfterFunc), not Now, and apply only on workers: a task run
+	// by Inline has none, as the pool cannot replace that goroutine.
+	TaskTimeout time.Duration
+	// MaxAbandoned caps the goroutines abandoned at a time (still running a
+	// timed-out task after the pool replaced them): DefaultMaxAbandoned when
+	// 0; negative means none is ever abandoned. A task timing out at the cap
+	// is still counted TimedOut and its done still gets ErrTimeout, but its
+	// worker keeps the slot (Stuck) and goes on when the task returns, so
+	// worker goroutines never exceed the size + MaxAbandoned (+ busy
+	// retirees, as after any shrink).
+	MaxAbandoned int
 }
 
 // WorkerStats is one worker's cumulative accounting. Fractions over an
@@ -97,21 +131,50 @@ type WorkerStats struct {
 	// Retiring reports that a shrink chose this worker; it exits after its
 	// current task.
 	Retiring bool
-	// Completed and Failed count tasks this slot finished.
-	Completed, Failed int64
+	// Completed, Failed and TimedOut count tasks this slot finished or that
+	// timed out on it; a slot whose worker was replaced (after a panic or a
+	// timeout) keeps its counts, Started, Busy and OnCPU.
+	Completed, Failed, TimedOut int64
+	// Stuck reports that the worker's task in progress timed out while
+	// MaxAbandoned goroutines were abandoned: the slot waits for the task to
+	// return (Running stays true).
+	Stuck bool
+}
+
+// Counts are the pool's task and worker counts, read under one lock (see
+// Pool.Counts). Since New:
+//
+//	Submitted = Completed + Failed + TimedOut + Running + Queued
+type Counts struct {
+	// Queued includes tasks handed to Inline and not yet started. Failed
+	// counts tasks that panicked and tasks Close dropped; TimedOut counts
+	// tasks that ran past their timeout (their done got ErrTimeout), whether
+	// or not they have returned since.
+	Submitted, Completed, Failed, TimedOut, Running, Queued int64
+
+	Rejected int64 // Submit calls refused with ErrQueueFull
+	// Replaced counts worker goroutines replaced in their slot: after a
+	// panicking task, and after a timed-out task whose goroutine was
+	// abandoned.
+	Replaced int64
+	// Abandoned is how many goroutines are abandoned now: each still runs a
+	// task that timed out, and exits quietly when it returns. At most
+	// Options.MaxAbandoned while the pool is open (Close abandons stuck
+	// workers and timed-out tasks regardless, as it starts no replacement).
+	Abandoned int64
+	// Stuck is how many workers hold their slot with a timed-out task
+	// because Abandoned was at the cap.
+	Stuck int64
 }
 
 // Stats is a copy of the pool's state; nothing in it is shared with the pool.
 type Stats struct {
 	At   time.Time // when the copy was taken (Options.Now)
 	Size int       // target size set by Resize
-	// Counts since New. Submitted = Completed + Failed + Running + Queued.
-	// Queued includes tasks handed to Inline and not yet started.
-	Submitted, Completed, Failed, Running, Queued int64
-
-	Rejected int64         // Submit calls refused with ErrQueueFull
-	Replaced int64         // workers replaced after a panicking task
-	Workers  []WorkerStats // live workers (retiring ones included), by slot
+	// Counts since New, read under the same lock as Workers, so
+	// Submitted = Completed + Failed + TimedOut + Running + Queued exactly.
+	Counts
+	Workers []WorkerStats // live workers (retiring ones included), by slot
 
 	// Latency of tasks over the sliding window and since Reset: Wait is
 	// submit to start, Run is start to end, Total is submit to end.

@@ -17,7 +17,8 @@ const onCPUKnown = true
 // that goroutine and never shared.
 type threadLock struct {
 	locked bool
-	tid    int // the thread's id while locked
+	tid    int    // the thread's id while locked
+	run    uint64 // the runAcct run this goroutine began (see beginRun)
 }
 
 // acquire locks the goroutine to its OS thread and reads the thread id.

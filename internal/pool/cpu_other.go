@@ -13,6 +13,7 @@ const onCPUKnown = false
 type threadLock struct {
 	locked bool
 	tid    int
+	run    uint64 // the runAcct run this goroutine began (see beginRun)
 }
 
 func (l *threadLock) acquire() { l.locked = true }

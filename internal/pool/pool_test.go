@@ -55,9 +55,17 @@ func newPool(t *testing.T, o Options) *Pool {
 
 func checkInvariant(t *testing.T, s Stats) {
 	t.Helper()
-	if s.Submitted != s.Completed+s.Failed+s.Running+s.Queued {
+	if s.Submitted != s.Completed+s.Failed+s.TimedOut+s.Running+s.Queued {
+		t.Fatalf("invariant broken: submitted %d != completed %d + failed %d + timed out %d + running %d + queued %d",
+			s.Submitted, s.Completed, s.Failed, s.TimedOut, s.Running, s.Queued)
+	}
+	// Without timeouts the old form holds.
+	if s.TimedOut == 0 && s.Submitted != s.Completed+s.Failed+s.Running+s.Queued {
 		t.Fatalf("invariant broken: submitted %d != completed %d + failed %d + running %d + queued %d",
 			s.Submitted, s.Completed, s.Failed, s.Running, s.Queued)
+	}
+	if s.Abandoned < 0 || s.Stuck < 0 || s.Stuck > int64(len(s.Workers)) {
+		t.Fatalf("abandoned %d stuck %d with %d workers", s.Abandoned, s.Stuck, len(s.Workers))
 	}
 	for i := 1; i < len(s.Workers); i++ {
 		if s.Workers[i-1].Slot >= s.Workers[i].Slot {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/offtop/offtop/internal/pool"
 )
 
 // Env is what a scenario may use. Everything a scenario does to the process
@@ -24,6 +26,14 @@ type Env struct {
 	Offload func(fn func()) error
 	// Submit queues fn as a pool task without waiting; done gets its outcome.
 	Submit func(fn func(), done func(error)) error
+	// SubmitTimeout is Submit with a limit on the task's run time on a
+	// worker (pool.SubmitTimeout): past it done gets pool.ErrTimeout and
+	// the worker's goroutine is abandoned and replaced. Inline tasks have no
+	// limit.
+	SubmitTimeout func(fn func(), timeout time.Duration, done func(error)) error
+	// Counts reports the pool's counts (cheap; one lock). They are the
+	// whole pool's, the session's other work included.
+	Counts func() pool.Counts
 	// Workers reports the pool's current size (0 = inline on the Loop).
 	Workers func() int
 	// Scale multiplies work sizes (1 = sized for this 2-core machine).
@@ -76,6 +86,15 @@ type Scenario interface {
 	Reset()
 }
 
+// DefaultWorkerser is a Scenario with its own default pool size, used when
+// no size is given (session.Config.Workers < 0) instead of the CPU-based
+// suggestion.
+type DefaultWorkerser interface {
+	// DefaultWorkers returns the pool size to start with on a machine
+	// with cpus CPUs.
+	DefaultWorkers(cpus int) int
+}
+
 // Factory makes a fresh scenario; the Config gives its parameters.
 type Factory func(Config) Scenario
 
@@ -84,6 +103,24 @@ type Factory func(Config) Scenario
 type Config struct {
 	// StallDuration and StallPeriod configure "stall" (default 100ms every 1s).
 	StallDuration, StallPeriod time.Duration
+
+	// CrashTimeout is the per-task deadline of "crash" (default 2s).
+	CrashTimeout time.Duration
+	// CrashRate is its task arrivals per second (default 25).
+	CrashRate int
+	// CrashPanicPercent is the share of its tasks that panic at start, in
+	// percent (default 5; negative means none); [ and ] step it through
+	// 0, 1, 5, 10, 25.
+	CrashPanicPercent float64
+	// CrashHangPercent is the share that hang until the scenario stops
+	// (default 1; negative means none).
+	CrashHangPercent float64
+
+	// LoginBurstGap is the quiet time of "login" from the end of one burst
+	// of hashes to the start of the next (default 4s).
+	LoginBurstGap time.Duration
+	// LoginReadEvery is its file-read period (default 20ms).
+	LoginReadEvery time.Duration
 }
 
 type entry struct {

@@ -52,10 +52,13 @@ type SnapshotJSON struct {
 	QueueDepth       int64          `json:"queue_depth"`
 	Submitted        int64          `json:"submitted"`
 	Completed        int64          `json:"completed"`
-	Failed           int64          `json:"failed"`
+	Failed           int64          `json:"failed"` // timed-out tasks included
 	Running          int64          `json:"running"`
 	Rejected         int64          `json:"rejected"`
 	Replaced         int64          `json:"replaced"`
+	TimedOut         int64          `json:"timed_out"`
+	Abandoned        int64          `json:"abandoned"`
+	Stuck            int64          `json:"stuck"`
 	ThroughputPerS   float64        `json:"throughput_per_s"`
 	WorkerBusy       []float64      `json:"worker_busy"`
 	WorkerOnCPU      []float64      `json:"worker_oncpu"`
@@ -96,6 +99,9 @@ func (s Snapshot) JSON() SnapshotJSON {
 		Running:          s.Running,
 		Rejected:         s.Rejected,
 		Replaced:         s.Replaced,
+		TimedOut:         s.TimedOut,
+		Abandoned:        s.Abandoned,
+		Stuck:            s.Stuck,
 		ThroughputPerS:   round3(s.ThroughputPerSec),
 		WorkerBusy:       roundAll(s.WorkerBusy),
 		WorkerOnCPU:      roundAll(s.WorkerOnCPU),

@@ -28,7 +28,8 @@ const (
 const MaxWorkers = pool.MaxSize
 
 // Config describes a run. Zero fields take the defaults above; Workers < 0
-// means the suggested size.
+// means the suggested size (Suggested: the scenario's own default when it
+// has one, scenarios.DefaultWorkerser).
 type Config struct {
 	Scenario   string // scenarios.Default when empty
 	Workers    int
@@ -109,7 +110,7 @@ func New(c Config) (*Session, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if c.Workers < 0 {
-		c.Workers = Suggested(c.Scenario, runtime.NumCPU())
+		c.Workers = suggested(scen, runtime.NumCPU())
 	}
 
 	s := &Session{
@@ -157,13 +158,36 @@ func (s *Session) env() scenarios.Env {
 		Workers: func() int { return s.pool.Stats().Size },
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
+
+		SubmitTimeout: s.pool.SubmitTimeout,
+		Counts:        s.pool.Counts,
 	}
 }
 
 // Suggested is the pool size offtop starts with when --workers is not
-// given: the CPUs, one fewer for scenarios whose Loop must stay responsive
-// when that leaves at least 1 (seed 003: cores - 1), at least 1.
+// given. A scenario with its own default (scenarios.DefaultWorkerser, such
+// as login's 4, libuv's thread pool) gets that, within 1..MaxWorkers.
+// Otherwise: the CPUs, one fewer for scenarios whose Loop must stay
+// responsive when that leaves at least 1 (seed 003: cores - 1), at least 1.
 func Suggested(scenario string, cpus int) int {
+	if scen, err := scenarios.New(scenario, scenarios.Config{}); err == nil {
+		if d, ok := scen.(scenarios.DefaultWorkerser); ok {
+			return min(max(d.DefaultWorkers(cpus), 1), MaxWorkers)
+		}
+	}
+	return cpuSuggested(scenario, cpus)
+}
+
+// suggested is Suggested for a scenario already made.
+func suggested(scen scenarios.Scenario, cpus int) int {
+	if d, ok := scen.(scenarios.DefaultWorkerser); ok {
+		return min(max(d.DefaultWorkers(cpus), 1), MaxWorkers)
+	}
+	return cpuSuggested(scen.Name(), cpus)
+}
+
+// cpuSuggested is the CPU-based suggestion.
+func cpuSuggested(scenario string, cpus int) int {
 	n := cpus
 	if (scenario == "server" || scenario == "login") && n > 1 {
 		n--
@@ -192,9 +216,11 @@ func (s *Session) control(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
-	snap.SuggestedWorkers = Suggested(s.scenName, snap.NumCPU)
 	if s.scen != nil {
+		snap.SuggestedWorkers = suggested(s.scen, snap.NumCPU)
 		snap.Look = s.scen.Look()
+	} else {
+		snap.SuggestedWorkers = Suggested(s.scenName, snap.NumCPU)
 	}
 	return snap
 }

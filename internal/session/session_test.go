@@ -129,6 +129,24 @@ func TestHeadlessJSONHasTheDesignFields(t *testing.T) {
 	}
 }
 
+// timed_out, abandoned and stuck leave as JSON numbers; failed includes
+// timed_out, so completed + failed + running + queue_depth = submitted.
+func TestJSONTimeoutFields(t *testing.T) {
+	b, err := json.Marshal(Snapshot{Submitted: 10, Completed: 4, Failed: 5, TimedOut: 2, Abandoned: 1, Stuck: 3, Running: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]float64{"timed_out": 2, "abandoned": 1, "stuck": 3, "failed": 5} {
+		if got, ok := m[k].(float64); !ok || got != want {
+			t.Errorf("%s = %v, want %v", k, m[k], want)
+		}
+	}
+}
+
 func TestEmptySummaryEncodesNull(t *testing.T) {
 	b, _ := json.Marshal(Latency(Snapshot{}.Probe))
 	if string(b) != `{"p50_ms":null,"p90_ms":null,"p99_ms":null,"p999_ms":null,"max_ms":null,"count":0}` {

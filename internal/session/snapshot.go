@@ -28,17 +28,26 @@ type Snapshot struct {
 	SuggestedWorkers int
 
 	// Pool counts since the session started:
-	// Submitted = Completed + Failed + Running + Queued.
+	// Submitted = Completed + Failed + Running + Queued. Failed counts every
+	// task that ended in an error: panicked, dropped by Close, or timed out;
+	// TimedOut is how many of them timed out (pool.Stats counts those apart
+	// from its Failed; here they are folded in so the sum above, fixed by
+	// DESIGN.md, holds).
 	QueueDepth                            int64 // = Queued
 	Submitted, Completed, Failed, Running int64
 	Rejected, Replaced                    int64
-	ThroughputPerSec                      float64   // completed tasks per second over the last interval
-	WorkerSlots                           []int     // slot of each worker, parallel to WorkerBusy
-	WorkerBusy                            []float64 // 0..1 per worker over the last interval
-	WorkerOnCPU                           []float64 // 0..1 per worker; nil when the OS gives no thread clock
-	WorkerRetiring                        []bool
-	LoopBusy                              float64 // 0..1, share of the last interval the Loop spent in callbacks
-	LoopQueued                            int     // callbacks waiting on the Loop
+	TimedOut                              int64 // tasks past their timeout (part of Failed)
+	// Abandoned is the goroutines abandoned now, still running a timed-out
+	// task; Stuck the workers holding their slot with one because
+	// Abandoned was at the pool's cap.
+	Abandoned, Stuck int64
+	ThroughputPerSec float64   // completed tasks per second over the last interval
+	WorkerSlots      []int     // slot of each worker, parallel to WorkerBusy
+	WorkerBusy       []float64 // 0..1 per worker over the last interval
+	WorkerOnCPU      []float64 // 0..1 per worker; nil when the OS gives no thread clock
+	WorkerRetiring   []bool
+	LoopBusy         float64 // 0..1, share of the last interval the Loop spent in callbacks
+	LoopQueued       int     // callbacks waiting on the Loop
 
 	// Process figures. CPUPercent is CPU time over wall time in the last
 	// interval, 100 = one core; -1 when unknown. RSSBytes is -1 when unknown.

@@ -414,6 +414,17 @@ func statCells(s session.Snapshot) []string {
 	if s.Replaced > 0 {
 		c = append(c, fmt.Sprintf("replaced %d", s.Replaced))
 	}
+	// Timed out is part of failed (see session.Snapshot); abandoned and
+	// stuck are goroutines still running a timed-out task now.
+	if s.TimedOut > 0 {
+		c = append(c, styleHot.Render(fmt.Sprintf("timed out %d", s.TimedOut)))
+	}
+	if s.Abandoned > 0 {
+		c = append(c, fmt.Sprintf("abandoned %d", s.Abandoned))
+	}
+	if s.Stuck > 0 {
+		c = append(c, styleHot.Render(fmt.Sprintf("stuck %d", s.Stuck)))
+	}
 	c = append(c, fmtNum(s.ThroughputPerSec)+" tasks/s")
 	cpu := "CPU n/a"
 	if s.CPUPercent >= 0 {
@@ -664,6 +675,7 @@ func helpBody(s session.Snapshot, w, avail int) []string {
 		"loop probe: lateness of a callback due every " + res + " on the Loop; corrected adds the samples a stalled probe missed (coordinated omission).",
 		"sched probe: the same on a free goroutine. runtime /sched/latencies: how long runnable goroutines waited for a CPU.",
 		"n/a: no data yet.",
+		"pool: failed includes timed out (ran past its deadline); abandoned: goroutines still running a timed-out task (Go cannot kill one; a fresh worker took its slot); stuck: timed-out tasks holding their worker because the abandoned cap was reached.",
 	}
 	out = append(out, "", styleBold.Render("reading the screen"), "")
 	for _, l := range legend {

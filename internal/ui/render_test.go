@@ -152,6 +152,27 @@ func TestRenderUnknownFiguresAreNA(t *testing.T) {
 	}
 }
 
+// Timed-out tasks, abandoned goroutines and stuck workers show on the
+// pool line when there are any, and not otherwise.
+func TestRenderTimedOutAbandonedStuck(t *testing.T) {
+	out := plain(richSnapshot(), 80, 24, false)
+	for _, absent := range []string{"timed out", "abandoned", "stuck"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("%q shown at 0\n%s", absent, out)
+		}
+	}
+	s := richSnapshot()
+	s.TimedOut, s.Abandoned, s.Stuck = 2, 1, 1
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		out := plain(s, sz[0], sz[1], false)
+		for _, want := range []string{"failed 3", "timed out 2", "abandoned 1", "stuck 1", "replaced 1"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v lacks %q\n%s", sz, want, out)
+			}
+		}
+	}
+}
+
 func TestRenderInlineAndRejected(t *testing.T) {
 	s := richSnapshot()
 	s.Workers = 0

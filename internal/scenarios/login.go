@@ -1,0 +1,380 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/pbkdf2"
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+func init() {
+	register("login", "bursts of 40 PBKDF2-SHA512 logins (220,000 iterations) on a 4-worker pool that also serves 64KB file reads: reads wait behind hashing (seed 000 s6)",
+		func(c Config) Scenario { return newLogin(c) })
+}
+
+// The login scenario (seed 000 section 6): Node runs crypto.pbkdf2 and fs
+// calls on libuv's pool of 4 threads, so a burst of logins holds up file
+// reads. OWASP's PBKDF2-HMAC-SHA512 figure is 220,000 iterations; the seed
+// measured 38 ms a hash in Node (OpenSSL); Go's crypto/pbkdf2 takes longer
+// per hash on this machine (~150-250 ms), so a burst of 40 keeps 2 cores
+// busy for seconds at scale 1.
+const (
+	DefaultLoginBurstGap  = 4 * time.Second
+	DefaultLoginReadEvery = 20 * time.Millisecond
+	// LoginWorkers is the pool size login starts with when none is given:
+	// libuv's default UV_THREADPOOL_SIZE.
+	LoginWorkers = 4
+
+	loginIterations    = 220_000
+	loginMinIterations = 1000
+	loginKeyLen        = 64
+	loginFileSize      = 64 << 10
+	loginFirstBurst    = time.Second // first burst this long after Start
+	loginUsers         = 4           // distinct password/salt pairs
+	loginStartBurst    = 2           // index in loginBursts: 40
+)
+
+// loginBursts are the burst sizes [ and ] step through.
+var loginBursts = [...]int{10, 20, 40, 80}
+
+// pbkdf2Vector is PBKDF2-HMAC-SHA512("password", "salt", 4096 iterations,
+// 64 bytes), the widely published test vector: Start checks the library
+// against it before trusting it to make the expected keys.
+const pbkdf2Vector = "d197b1b33db0143e018b12f3d1d1479e6cdebdcc97c5c0f87f6902e072f457b5143f30602641b3d55cd335988cb36b84376060ecd532e039b742a239434af2d5"
+
+// loginUser is one password and salt.
+func loginUser(i int) (password string, salt []byte) {
+	return fmt.Sprintf("correct horse battery staple %d", i), []byte(fmt.Sprintf("offtop-salt-%04d", i))
+}
+
+// hashLogin is the hash task's work.
+func hashLogin(i, iters int) []byte {
+	pw, salt := loginUser(i)
+	dk, err := pbkdf2.Key(sha512.New, pw, salt, iters, loginKeyLen)
+	if err != nil {
+		return nil
+	}
+	return dk
+}
+
+type login struct {
+	gap, readEvery time.Duration
+	burstIdx       atomic.Int64
+	paused         atomic.Bool
+
+	env      Env
+	iters    int
+	path     string
+	fileCRC  uint32
+	vectorOK bool
+	want     [loginUsers][]byte // expected keys; written by the burst driver before its first burst
+
+	stop    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup // the two drivers
+	pending sync.WaitGroup // tasks submitted whose done has not run
+
+	hashLat, readLat       *hist.Recorder
+	readBurst, readBetween *hist.Recorder
+	cpu                    cpuMeter
+	// submitMu makes a burst's submission one step as a read sees it: a
+	// read submitted before the burst is ahead of all its hashes in the
+	// queue and counts as between bursts; one submitted after, as in one.
+	submitMu sync.Mutex
+	// inBurst counts the tasks of the burst in progress not yet done: its
+	// hashes, and the reads submitted while it was in progress (they queue
+	// behind the hashes; until that backlog drains, a new read still waits
+	// for the burst). A burst is in progress while it is above 0.
+	inBurst             atomic.Int64
+	lastBurst           atomic.Int64 // wall time of the last finished burst, ns
+	hashes, reads       atomic.Int64
+	wrongHash, badReads atomic.Int64
+	rejected            atomic.Int64
+}
+
+func newLogin(c Config) *login {
+	l := &login{gap: c.LoginBurstGap, readEvery: c.LoginReadEvery}
+	if l.gap <= 0 {
+		l.gap = DefaultLoginBurstGap
+	}
+	if l.readEvery <= 0 {
+		l.readEvery = DefaultLoginReadEvery
+	}
+	l.burstIdx.Store(loginStartBurst)
+	return l
+}
+
+func (l *login) Name() string { return "login" }
+
+func (l *login) Look() string {
+	return "file reads wait behind hashing on a small shared pool: head-of-line blocking (read p99 in bursts vs between)"
+}
+
+// DefaultWorkers is libuv's default thread pool size, whatever the CPUs.
+func (l *login) DefaultWorkers(int) int { return LoginWorkers }
+
+func (l *login) Start(env Env) error {
+	l.env = env
+	l.iters = max(int(float64(loginIterations)*env.Scale), loginMinIterations)
+	v, err := pbkdf2.Key(sha512.New, "password", []byte("salt"), 4096, loginKeyLen)
+	l.vectorOK = err == nil && hex.EncodeToString(v) == pbkdf2Vector
+
+	content := make([]byte, loginFileSize)
+	r := rand.New(rand.NewPCG(6, 220_000))
+	for i := range content {
+		content[i] = byte(r.Uint32())
+	}
+	f, err := os.CreateTemp("", "offtop-login-*.dat")
+	if err != nil {
+		return fmt.Errorf("login: temp file: %w", err)
+	}
+	l.path = f.Name()
+	_, werr := f.Write(content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(l.path)
+		return fmt.Errorf("login: write %s: %w", l.path, werr)
+	}
+	l.fileCRC = crc32.ChecksumIEEE(content)
+
+	l.hashLat = hist.NewRecorder(env.Window, nil)
+	l.readLat = hist.NewRecorder(env.Window, nil)
+	l.readBurst = hist.NewRecorder(env.Window, nil)
+	l.readBetween = hist.NewRecorder(env.Window, nil)
+	l.stop = make(chan struct{})
+	l.wg.Add(2)
+	go l.bursts()
+	go l.reader()
+	return nil
+}
+
+// stopped reports whether Stop has begun.
+func (l *login) stopped() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d or until Stop; false means stopped.
+func (l *login) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-l.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// bursts computes the expected keys, then sends a burst of hashes, waits
+// for all of them, rests for the gap, and again. Bursts never overlap: on
+// a small machine at scale 1 a burst takes longer than the gap.
+func (l *login) bursts() {
+	defer l.wg.Done()
+	t0 := time.Now()
+	for i := range l.want {
+		if l.stopped() {
+			return
+		}
+		l.want[i] = hashLogin(i, l.iters)
+	}
+	if !l.sleep(time.Until(t0.Add(loginFirstBurst))) {
+		return
+	}
+	for {
+		if l.paused.Load() {
+			if !l.sleep(50 * time.Millisecond) {
+				return
+			}
+			continue
+		}
+		n := loginBursts[l.burstIdx.Load()]
+		start := time.Now()
+		left := make(chan struct{})
+		var remaining atomic.Int64
+		remaining.Store(int64(n))
+		finish := func() {
+			l.inBurst.Add(-1)
+			if remaining.Add(-1) == 0 {
+				close(left)
+			}
+		}
+		l.submitMu.Lock()
+		l.inBurst.Add(int64(n))
+		for i := range n {
+			l.hash(i%loginUsers, finish)
+		}
+		l.submitMu.Unlock()
+		select {
+		case <-l.stop:
+			return
+		case <-left:
+		}
+		l.lastBurst.Store(int64(time.Since(start)))
+		if !l.sleep(l.gap) {
+			return
+		}
+	}
+}
+
+// hash submits one login's hash; finish runs once it is done (or refused).
+func (l *login) hash(user int, finish func()) {
+	submitted := time.Now()
+	var dk []byte // written by the task, read by done on the same goroutine
+	l.pending.Add(1)
+	err := l.env.Submit(func() {
+		if l.stopped() {
+			return // do not hash for nobody after Stop
+		}
+		l.cpu.run(func() { dk = hashLogin(user, l.iters) })
+	}, func(err error) {
+		defer l.pending.Done()
+		defer finish()
+		if err != nil || dk == nil {
+			if !l.stopped() {
+				l.wrongHash.Add(1)
+			}
+			return
+		}
+		l.hashLat.Record(int64(time.Since(submitted)))
+		if !bytes.Equal(dk, l.want[user]) {
+			l.wrongHash.Add(1)
+		}
+		l.hashes.Add(1)
+	})
+	if err != nil {
+		l.pending.Done()
+		l.rejected.Add(1)
+		finish()
+	}
+}
+
+// reader submits a file read every readEvery, open-loop: due times are
+// t0 + k*readEvery whatever the reads before did.
+func (l *login) reader() {
+	defer l.wg.Done()
+	everyTick(l.readEvery, l.stop, func() {
+		if !l.paused.Load() {
+			l.read()
+		}
+	})
+}
+
+// read submits one read of the file as a pool task and records how long
+// it took from submit to done, split by whether a burst was in progress
+// at submit (see inBurst).
+func (l *login) read() {
+	var ok bool // written by the task, read by done on the same goroutine
+	l.pending.Add(1)
+	l.submitMu.Lock()
+	defer l.submitMu.Unlock()
+	submitted := time.Now()
+	during := l.inBurst.Load() > 0
+	if during {
+		l.inBurst.Add(1)
+	}
+	err := l.env.Submit(func() {
+		if l.stopped() {
+			ok = true // the file may be gone; nothing was asked of it
+			return
+		}
+		b, err := os.ReadFile(l.path)
+		ok = err == nil && len(b) == loginFileSize && crc32.ChecksumIEEE(b) == l.fileCRC
+	}, func(err error) {
+		defer l.pending.Done()
+		if during {
+			defer l.inBurst.Add(-1)
+		}
+		if err != nil || !ok {
+			if !l.stopped() {
+				l.badReads.Add(1)
+			}
+			return
+		}
+		d := int64(time.Since(submitted))
+		l.readLat.Record(d)
+		if during {
+			l.readBurst.Record(d)
+		} else {
+			l.readBetween.Record(d)
+		}
+		l.reads.Add(1)
+	})
+	if err != nil {
+		if during {
+			l.inBurst.Add(-1)
+		}
+		l.pending.Done()
+		l.rejected.Add(1)
+	}
+}
+
+// Stop stops both drivers, waits for every task submitted (tasks not yet
+// started skip their work) and removes the file. Safe twice.
+func (l *login) Stop() {
+	l.once.Do(func() {
+		close(l.stop)
+		l.wg.Wait()
+		l.pending.Wait()
+		os.Remove(l.path)
+	})
+}
+
+func (l *login) Status() Status {
+	hw, rw := l.hashLat.Window(), l.readLat.Window()
+	rb, rq := l.readBurst.Total(), l.readBetween.Total()
+	rs := []Readout{
+		Millis("hash_p99_ms", "hash p99", hw.P99, hw.Count > 0),
+		Millis("read_p99_ms", "read p99", rw.P99, rw.Count > 0),
+		Millis("read_burst_p99_ms", "read p99 in bursts", rb.P99, rb.Count > 0),
+		Millis("read_between_p99_ms", "read p99 between", rq.P99, rq.Count > 0),
+		Millis("burst_ms", "last burst", time.Duration(l.lastBurst.Load()), l.lastBurst.Load() > 0),
+		Num("hashes", "hashes", float64(l.hashes.Load())),
+		Num("reads", "reads", float64(l.reads.Load())),
+		l.cpu.readout("cpu_per_hash_ms", "CPU/hash"),
+		Num("rejected", "rejected", float64(l.rejected.Load())),
+	}
+	if l.hashes.Load() > 0 && l.reads.Load() > 0 {
+		rs = append(rs, Bool("answer_ok", "answer ok",
+			l.vectorOK && l.wrongHash.Load() == 0 && l.badReads.Load() == 0))
+	} else {
+		rs = append(rs, NA("answer_ok", "answer ok"))
+	}
+	return Status{
+		Load: fmt.Sprintf("bursts of %d hashes x %d iterations, %v apart; a 64KB read every %v",
+			loginBursts[l.burstIdx.Load()], l.iters, l.gap, l.readEvery),
+		Readouts: rs,
+	}
+}
+
+// SetLoad steps the burst size through 10, 20, 40, 80.
+func (l *login) SetLoad(delta int) {
+	i := min(max(l.burstIdx.Load()+int64(delta), 0), int64(len(loginBursts)-1))
+	l.burstIdx.Store(i)
+}
+
+func (l *login) Pause(p bool) { l.paused.Store(p) }
+
+// Reset clears the latency figures (the in-burst and between split counts
+// since the last reset).
+func (l *login) Reset() {
+	l.hashLat.Reset()
+	l.readLat.Reset()
+	l.readBurst.Reset()
+	l.readBetween.Reset()
+}
