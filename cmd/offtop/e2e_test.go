@@ -140,7 +140,7 @@ func TestHeadlessLinesAreJSON(t *testing.T) {
 				t.Fatalf("line %d lacks %q", n+1, k)
 			}
 		}
-		sum := m["completed"].(float64) + m["failed"].(float64) + m["running"].(float64) + m["queue_depth"].(float64)
+		sum := m["completed"].(float64) + m["failed"].(float64) + m["timed_out"].(float64) + m["running"].(float64) + m["queue_depth"].(float64)
 		if sum != m["submitted"].(float64) {
 			t.Fatalf("line %d: counts do not add up: %s", n+1, sc.Text())
 		}

@@ -52,7 +52,7 @@ type SnapshotJSON struct {
 	QueueDepth       int64          `json:"queue_depth"`
 	Submitted        int64          `json:"submitted"`
 	Completed        int64          `json:"completed"`
-	Failed           int64          `json:"failed"` // timed-out tasks included
+	Failed           int64          `json:"failed"`
 	Running          int64          `json:"running"`
 	Rejected         int64          `json:"rejected"`
 	Replaced         int64          `json:"replaced"`
@@ -76,6 +76,7 @@ type SnapshotJSON struct {
 	SchedRuntime     LatencyJSON    `json:"sched_runtime"`
 	Task             LatencyJSON    `json:"task"`
 	TaskWait         LatencyJSON    `json:"task_wait"`
+	SamplesMissed    int64          `json:"samples_missed"`
 	ResolutionMS     float64        `json:"resolution_ms"`
 	WindowS          float64        `json:"window_s"`
 	Extra            map[string]any `json:"extra"`
@@ -117,6 +118,7 @@ func (s Snapshot) JSON() SnapshotJSON {
 		SchedRuntime:     Latency(s.SchedRuntime),
 		Task:             Latency(s.Task),
 		TaskWait:         Latency(s.TaskWait),
+		SamplesMissed:    s.SamplesMissed,
 		ResolutionMS:     float64(s.Resolution) / 1e6,
 		WindowS:          s.Window.Seconds(),
 		Extra:            map[string]any{},

@@ -18,6 +18,8 @@ type sampler struct {
 	at      time.Time
 	p99     []float64
 	queue   []float64
+	done    []point // completed counts over the last window, oldest first
+	missed  int64   // sample times skipped because a sample ran late
 	started bool
 }
 
@@ -25,10 +27,14 @@ type sampler struct {
 // Loop, until stop.
 func (s *Session) run() {
 	defer close(s.done)
-	t := time.NewTicker(s.cfg.Interval)
-	defer t.Stop()
 	var sm sampler
 	sm.prime(s)
+	// Samples are due at t0 + k*interval (never time.Ticker, which drops
+	// ticks silently); a sample that runs late skips the due times it
+	// passed and counts them in SamplesMissed.
+	t0, k := sm.at, int64(1)
+	t := time.NewTimer(s.cfg.Interval)
+	defer t.Stop()
 	for {
 		select {
 		case <-s.stop:
@@ -36,6 +42,11 @@ func (s *Session) run() {
 		case <-t.C:
 		}
 		snap := sm.take(s)
+		next := nextDue(time.Since(t0), s.cfg.Interval, k)
+		sm.missed += next - k - 1
+		snap.SamplesMissed = sm.missed
+		k = next
+		t.Reset(time.Until(t0.Add(time.Duration(k) * s.cfg.Interval)))
 		s.lastMu.Lock()
 		s.last = snap
 		s.lastMu.Unlock()
@@ -56,6 +67,13 @@ func (sm *sampler) prime(s *Session) {
 	sm.loop = s.loop.Stats()
 	sm.sys = s.sys.Read()
 	sm.at = time.Now()
+	sm.done = []point{{sm.at, sm.pool.Completed}}
+}
+
+// nextDue is the index of the first due time t0 + n*period strictly after
+// elapsed, and at least k+1: a pure function of elapsed time.
+func nextDue(elapsed, period time.Duration, k int64) int64 {
+	return max(int64(elapsed/period)+1, k+1)
 }
 
 // take reads every source once and builds a Snapshot.
@@ -66,9 +84,13 @@ func (sm *sampler) take(s *Session) Snapshot {
 	sys := s.sys.Read()
 	lag := s.lag.Stats()
 	sch := s.sched.Stats()
+	// The control state and the scenario it names, read together; Status
+	// is called outside mu (a switch may be stopping this scenario now).
 	s.mu.Lock()
-	st := s.scen.Status()
+	ctl := s.overlay(Snapshot{NumCPU: sys.NumCPU})
+	scen := s.scen
 	s.mu.Unlock()
+	st := scen.Status()
 
 	dt := now.Sub(sm.at)
 	busy, oncpu := pool.Utilization(sm.pool, ps)
@@ -79,6 +101,11 @@ func (sm *sampler) take(s *Session) Snapshot {
 	}
 	snap := Snapshot{
 		Elapsed:          now.Sub(s.start),
+		Scenario:         ctl.Scenario,
+		Look:             ctl.Look,
+		Paused:           ctl.Paused,
+		Workers:          ps.Size, // the size these per-worker figures are of
+		SuggestedWorkers: ctl.SuggestedWorkers,
 		Load:             st.Load,
 		Readouts:         st.Readouts,
 		GOMAXPROCS:       sys.GOMAXPROCS,
@@ -86,14 +113,14 @@ func (sm *sampler) take(s *Session) Snapshot {
 		QueueDepth:       ps.Queued,
 		Submitted:        ps.Submitted,
 		Completed:        ps.Completed,
-		Failed:           ps.Failed + ps.TimedOut,
+		Failed:           ps.Failed,
 		Running:          ps.Running,
 		Rejected:         ps.Rejected,
 		Replaced:         ps.Replaced,
 		TimedOut:         ps.TimedOut,
 		Abandoned:        ps.Abandoned,
 		Stuck:            ps.Stuck,
-		ThroughputPerSec: rate(ps.Completed-sm.pool.Completed, dt),
+		ThroughputPerSec: sm.throughput(now, ps.Completed, s.cfg.Window),
 		WorkerSlots:      slots,
 		WorkerBusy:       busy,
 		WorkerOnCPU:      oncpu,
@@ -131,9 +158,28 @@ func (sm *sampler) take(s *Session) Snapshot {
 	snap.QueueDepthHistory = append([]float64(nil), sm.queue...)
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.control(snap)
+	return snap
+}
+
+// point is a completed-task count at a time, for throughput.
+type point struct {
+	at        time.Time
+	completed int64
+}
+
+// throughput is tasks completed per second over the sliding window (or
+// since the first sample, while the run is younger than the window): over
+// one 250ms interval a rate moves in steps of 4/s, over a window it reads
+// steadily and agrees with the scenario's own rates.
+func (sm *sampler) throughput(now time.Time, completed int64, window time.Duration) float64 {
+	sm.done = append(sm.done, point{now, completed})
+	i := 0
+	for i < len(sm.done)-2 && now.Sub(sm.done[i+1].at) >= window {
+		i++
+	}
+	sm.done = sm.done[i:]
+	first := sm.done[0]
+	return rate(completed-first.completed, now.Sub(first.at))
 }
 
 // appendCapped appends v, keeping the newest HistoryLen values.

@@ -58,9 +58,16 @@ type Session struct {
 	sched *probe.SchedProbe
 	sys   *sysinfo.Reader
 
-	// mu guards the control state below and serialises Apply.
+	// actions is the FIFO of Posted actions; one goroutine (control)
+	// applies them in order, so keys pressed in a burst land in the order
+	// pressed, and a slow one (a scenario switch) delays only those after it.
+	actions chan posted
+
+	// mu guards the control state below. It is held briefly, never while a
+	// scenario starts or stops, so the sampler and readers never wait on a
+	// switch.
 	mu       sync.Mutex
-	scen     scenarios.Scenario
+	scen     *stopOnce
 	scenName string
 	workers  int
 	paused   bool
@@ -69,11 +76,33 @@ type Session struct {
 	lastMu sync.Mutex
 	last   Snapshot
 
-	samples chan Snapshot
-	stop    chan struct{}
-	done    chan struct{}
-	closeMu sync.Once
+	samples     chan Snapshot
+	stop        chan struct{}
+	done        chan struct{} // closed when the sampler has exited
+	controlDone chan struct{} // closed when the control goroutine has exited
+	closeMu     sync.Once
 }
+
+// stopOnce makes a scenario's Stop safe to call twice: a switch whose new
+// scenario fails to start, and whose old one fails to restart, leaves the
+// stopped old one in place, and Close stops it again.
+type stopOnce struct {
+	scenarios.Scenario
+	once sync.Once
+}
+
+func (s *stopOnce) Stop() { s.once.Do(s.Scenario.Stop) }
+
+// posted is an action waiting in the queue, with where its result goes.
+type posted struct {
+	a   Action
+	res chan error
+}
+
+// ErrBusy is returned when more than maxPending actions wait.
+var ErrBusy = errors.New("too many actions waiting")
+
+const maxPending = 1024
 
 // New validates c and starts the run: Loop, pool, probes, scenario and
 // sampler. The first sample is taken after one Interval.
@@ -114,15 +143,17 @@ func New(c Config) (*Session, error) {
 	}
 
 	s := &Session{
-		cfg:      c,
-		start:    time.Now(),
-		loop:     probe.NewLoop(),
-		sys:      sysinfo.NewReader(),
-		scenName: c.Scenario,
-		workers:  c.Workers,
-		samples:  make(chan Snapshot, 1024),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		cfg:         c,
+		start:       time.Now(),
+		loop:        probe.NewLoop(),
+		sys:         sysinfo.NewReader(),
+		scenName:    c.Scenario,
+		workers:     c.Workers,
+		samples:     make(chan Snapshot, 1024),
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
+		controlDone: make(chan struct{}),
+		actions:     make(chan posted, maxPending),
 	}
 	s.pool, err = pool.New(pool.Options{
 		Size:     c.Workers,
@@ -141,10 +172,11 @@ func New(c Config) (*Session, error) {
 		s.shutdown()
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
 	}
-	s.scen = scen
-	s.last = s.control(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
+	s.scen = &stopOnce{Scenario: scen}
+	s.last = s.overlay(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), RSSBytes: -1, CPUPercent: -1})
 	go s.run()
+	go s.control()
 	return s, nil
 }
 
@@ -208,16 +240,16 @@ func (s *Session) Snapshot() Snapshot {
 	s.lastMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.control(snap)
+	return s.overlay(snap)
 }
 
-// control lays the control state over snap. Callers hold mu.
-func (s *Session) control(snap Snapshot) Snapshot {
+// overlay lays the control state over snap. Callers hold mu.
+func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
 	if s.scen != nil {
-		snap.SuggestedWorkers = suggested(s.scen, snap.NumCPU)
+		snap.SuggestedWorkers = suggested(s.scen.Scenario, snap.NumCPU)
 		snap.Look = s.scen.Look()
 	} else {
 		snap.SuggestedWorkers = Suggested(s.scenName, snap.NumCPU)
@@ -225,35 +257,74 @@ func (s *Session) control(snap Snapshot) Snapshot {
 	return snap
 }
 
-// Apply carries out one Action. Errors wrap ErrAction.
-func (s *Session) Apply(a Action) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// Post queues a for the control goroutine and returns at once; the
+// returned channel receives its result (nil, or an error wrapping
+// ErrAction) once it has been applied. Actions apply in the order Posted.
+func (s *Session) Post(a Action) <-chan error {
+	res := make(chan error, 1)
 	select {
 	case <-s.stop:
-		return fmt.Errorf("%w: session closed", ErrAction)
+		res <- fmt.Errorf("%w: session closed", ErrAction)
 	default:
+		select {
+		case s.actions <- posted{a, res}:
+		default:
+			res <- fmt.Errorf("%w: %w", ErrAction, ErrBusy)
+		}
 	}
+	return res
+}
+
+// Apply posts a and waits until it has been applied.
+func (s *Session) Apply(a Action) error { return <-s.Post(a) }
+
+// control applies posted actions one at a time, in order, until Close.
+func (s *Session) control() {
+	defer close(s.controlDone)
+	for {
+		select {
+		case <-s.stop:
+			for {
+				select {
+				case p := <-s.actions:
+					p.res <- fmt.Errorf("%w: session closed", ErrAction)
+				default:
+					return
+				}
+			}
+		case p := <-s.actions:
+			p.res <- s.apply(p.a)
+		}
+	}
+}
+
+// apply carries out one action; only the control goroutine calls it.
+func (s *Session) apply(a Action) error {
+	s.mu.Lock()
+	scen, workers := s.scen, s.workers
+	s.mu.Unlock()
 	switch a.Kind {
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
-			n = min(max(s.workers+a.N, 0), MaxWorkers)
+			n = min(max(workers+a.N, 0), MaxWorkers)
 		}
 		if err := s.pool.Resize(n); err != nil {
 			return fmt.Errorf("%w: %w", ErrAction, err)
 		}
+		s.mu.Lock()
 		s.workers = n
+		s.mu.Unlock()
 	case Load:
-		s.scen.SetLoad(a.N)
+		scen.SetLoad(a.N)
 	case TogglePause:
+		s.mu.Lock()
 		s.paused = !s.paused
-		s.scen.Pause(s.paused)
+		scen.Pause(s.paused)
+		s.mu.Unlock()
 	case Reset:
-		s.pool.ResetLatency()
-		s.lag.Reset()
-		s.sched.Reset()
-		s.scen.Reset()
+		s.resetFigures()
+		scen.Reset()
 	case NextScenario:
 		return s.switchScenario()
 	default:
@@ -262,14 +333,26 @@ func (s *Session) Apply(a Action) error {
 	return nil
 }
 
+// resetFigures empties the pool's and the probes' histograms.
+func (s *Session) resetFigures() {
+	s.pool.ResetLatency()
+	s.lag.Reset()
+	s.sched.Reset()
+}
+
 // switchScenario stops the current scenario (its servers closed, its
 // goroutines gone) and starts the next in the registry. The pool and its
-// counts are kept. Callers hold mu.
+// counts are kept; the histograms start afresh, so the new scenario's
+// figures are its own. Only the control goroutine calls it; mu is not held
+// while scenarios stop and start.
 func (s *Session) switchScenario() error {
+	s.mu.Lock()
+	old, oldName := s.scen, s.scenName
+	s.mu.Unlock()
 	names := scenarios.Names()
 	next := names[0]
 	for i, n := range names {
-		if n == s.scenName {
+		if n == oldName {
 			next = names[(i+1)%len(names)]
 		}
 	}
@@ -277,16 +360,20 @@ func (s *Session) switchScenario() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAction, err)
 	}
-	s.scen.Stop()
+	old.Stop()
 	if err := scen.Start(s.env()); err != nil {
-		// Fall back to the old scenario so the session stays usable.
-		old, _ := scenarios.New(s.scenName, s.cfg.Scenarios)
-		if err2 := old.Start(s.env()); err2 == nil {
-			s.scen = old
+		// Fall back to a fresh copy of the old scenario so the run goes on.
+		if again, err2 := scenarios.New(oldName, s.cfg.Scenarios); err2 == nil && again.Start(s.env()) == nil {
+			s.mu.Lock()
+			s.scen = &stopOnce{Scenario: again}
+			s.mu.Unlock()
 		}
 		return fmt.Errorf("%w: start %s: %w", ErrAction, next, err)
 	}
-	s.scen, s.scenName, s.paused = scen, next, false
+	s.resetFigures()
+	s.mu.Lock()
+	s.scen, s.scenName, s.paused = &stopOnce{Scenario: scen}, next, false
+	s.mu.Unlock()
 	return nil
 }
 
@@ -296,9 +383,8 @@ func (s *Session) Close() {
 	s.closeMu.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.mu.Lock()
-		s.scen.Stop()
-		s.mu.Unlock()
+		<-s.controlDone
+		s.scen.Stop() // the control goroutine is gone: nobody swaps scen now
 		s.shutdown()
 		close(s.samples)
 	})

@@ -28,20 +28,19 @@ type Snapshot struct {
 	SuggestedWorkers int
 
 	// Pool counts since the session started:
-	// Submitted = Completed + Failed + Running + Queued. Failed counts every
-	// task that ended in an error: panicked, dropped by Close, or timed out;
-	// TimedOut is how many of them timed out (pool.Stats counts those apart
-	// from its Failed; here they are folded in so the sum above, fixed by
-	// DESIGN.md, holds).
+	// Submitted = Completed + Failed + TimedOut + Running + Queued (issue 3;
+	// DESIGN.md's sum without TimedOut holds while no task has a deadline).
+	// Failed counts tasks that panicked or were dropped by Close; TimedOut
+	// tasks that ran past their deadline.
 	QueueDepth                            int64 // = Queued
 	Submitted, Completed, Failed, Running int64
 	Rejected, Replaced                    int64
-	TimedOut                              int64 // tasks past their timeout (part of Failed)
+	TimedOut                              int64
 	// Abandoned is the goroutines abandoned now, still running a timed-out
 	// task; Stuck the workers holding their slot with one because
 	// Abandoned was at the pool's cap.
 	Abandoned, Stuck int64
-	ThroughputPerSec float64   // completed tasks per second over the last interval
+	ThroughputPerSec float64   // completed tasks per second over the window
 	WorkerSlots      []int     // slot of each worker, parallel to WorkerBusy
 	WorkerBusy       []float64 // 0..1 per worker over the last interval
 	WorkerOnCPU      []float64 // 0..1 per worker; nil when the OS gives no thread clock
@@ -77,6 +76,9 @@ type Snapshot struct {
 	Readouts []scenarios.Readout
 
 	Interval, Resolution, Window time.Duration
+	// SamplesMissed counts sample times skipped since the start because a
+	// sample ran late (the sampler starved of CPU, or the process stopped).
+	SamplesMissed int64
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.
@@ -105,4 +107,11 @@ const (
 type Action struct {
 	Kind ActionKind
 	N    int
+}
+
+// Balanced reports whether the pool's counts add up: Submitted =
+// Completed + Failed + TimedOut + Running + Queued. It holds at every
+// sample; a false is a lost or double-counted task.
+func (s Snapshot) Balanced() bool {
+	return s.Completed+s.Failed+s.TimedOut+s.Running+s.QueueDepth == s.Submitted
 }

@@ -82,8 +82,8 @@ type Row struct {
 	RSSMB      *float64 `json:"rss_mb"`
 	// AnswerOK is the scenario's answer_ok at the end (nil: no answer yet).
 	AnswerOK *bool `json:"answer_ok"`
-	// Balanced reports that submitted = completed + failed + running +
-	// queued held at every sample of the run.
+	// Balanced reports that submitted = completed + failed + timed out +
+	// running + queued held at every sample of the run.
 	Balanced bool `json:"balanced"`
 }
 
@@ -146,7 +146,7 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 	defer s.Close()
 	row := Row{Workers: workers, Balanced: true}
 	check := func(snap session.Snapshot) {
-		if snap.Completed+snap.Failed+snap.Running+snap.QueueDepth != snap.Submitted {
+		if !snap.Balanced() {
 			row.Balanced = false
 		}
 	}

@@ -101,6 +101,9 @@ func plotSeries(pts []float64, body int) string {
 // the label column never grows with the data.
 func fixedAxisLabel(v float64) string {
 	var s string
+	if v == 0 {
+		v = 0 // -0 prints as "-0.00"
+	}
 	switch a := math.Abs(v); {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		s = "?"

@@ -51,7 +51,7 @@ func fmtNum(v float64) string {
 	case a >= 100 || v == math.Trunc(v):
 		return fmt.Sprintf("%.0f", v)
 	case a < 0.001:
-		return fmt.Sprintf("%.4f", v)
+		return "<.001" // under a microsecond in ms; keeps table cells 6 wide
 	case a < 0.01:
 		return fmt.Sprintf("%.3f", v)
 	case a < 1:

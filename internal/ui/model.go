@@ -15,10 +15,12 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// Source is what the model reads and drives: a session.
+// Source is what the model reads and drives: a session. Post must return
+// at once and apply actions in the order posted; the channel gets the
+// action's result when it has been applied.
 type Source interface {
 	Snapshot() session.Snapshot
-	Apply(session.Action) error
+	Post(session.Action) <-chan error
 }
 
 // DefaultInterval is the sample and redraw period when New gets <= 0.
@@ -108,12 +110,15 @@ func (m Model) sampleCmd() tea.Cmd {
 	return func() tea.Msg { return sampleMsg{f.read()} }
 }
 
-// applyCmd applies a and reads a fresh Snapshot at once, so the screen
-// answers a key now rather than at the next tick.
+// applyCmd posts a in Update, so actions keep the order of the keys
+// (Cmds run concurrently: applying inside one let "7 3" typed fast end at
+// 7), and returns a Cmd that waits for the result and reads a fresh
+// Snapshot at once, so the screen answers a key now, not at the next tick.
 func (m Model) applyCmd(a session.Action) tea.Cmd {
 	f := m.f
+	res := f.src.Post(a)
 	return func() tea.Msg {
-		err := f.src.Apply(a)
+		err := <-res
 		return appliedMsg{sample: f.read(), action: a, err: err}
 	}
 }

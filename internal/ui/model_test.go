@@ -39,7 +39,14 @@ func (f *fakeSource) Snapshot() session.Snapshot {
 	return f.snap
 }
 
-func (f *fakeSource) Apply(a session.Action) error {
+// Post applies a at once, like a session with nothing else queued.
+func (f *fakeSource) Post(a session.Action) <-chan error {
+	res := make(chan error, 1)
+	res <- f.apply(a)
+	return res
+}
+
+func (f *fakeSource) apply(a session.Action) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.actions = append(f.actions, a)
@@ -309,5 +316,31 @@ func TestOtherMessagesIgnored(t *testing.T) {
 	next, cmd := m.Update(tea.KeyReleaseMsg{Code: 'q'})
 	if cmd != nil || next.(Model).help {
 		t.Error("key release acted")
+	}
+}
+
+// TestKeysApplyInTheOrderPressed pins the fix for "7 3" typed in one burst
+// ending at 7 workers: actions are posted in Update, in key order, before
+// any Cmd runs.
+func TestKeysApplyInTheOrderPressed(t *testing.T) {
+	f := newFake()
+	var m tea.Model = New(f, time.Second)
+	var cmds []tea.Cmd
+	for _, k := range []string{"7", "3", "+", "0"} {
+		var cmd tea.Cmd
+		m, cmd = m.Update(keyMsg(k))
+		cmds = append(cmds, cmd)
+	}
+	want := []session.Action{{Kind: session.SetWorkers, N: 7}, {Kind: session.SetWorkers, N: 3},
+		{Kind: session.AddWorkers, N: 1}, {Kind: session.SetWorkers, N: 0}}
+	if got := f.Actions(); !slices.Equal(got, want) {
+		t.Fatalf("actions %v, want %v", got, want)
+	}
+	// The Cmds may then run in any order; the last state is what was typed last.
+	for i := len(cmds) - 1; i >= 0; i-- {
+		m, _ = m.Update(cmds[i]())
+	}
+	if got := f.Snapshot().Workers; got != 0 {
+		t.Errorf("workers %d, want 0", got)
 	}
 }

@@ -426,11 +426,13 @@ func statCells(s session.Snapshot) []string {
 		c = append(c, styleHot.Render(fmt.Sprintf("stuck %d", s.Stuck)))
 	}
 	c = append(c, fmtNum(s.ThroughputPerSec)+" tasks/s")
+	// CPU now (last interval, 100% = one core) and since start, beside the
+	// wall time it was spent in: the seed's "CPU time next to wall time".
 	cpu := "CPU n/a"
 	if s.CPUPercent >= 0 {
-		cpu = "CPU " + fmtNum(s.CPUPercent) + "%"
+		cpu = "CPU " + fmtNum(s.CPUPercent) + "% now"
 	}
-	c = append(c, fmt.Sprintf("%s (%.2fs / wall %s)", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
+	c = append(c, fmt.Sprintf("%s · %.2fs in %s", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
 	if s.RSSBytes < 0 {
 		c = append(c, "RSS n/a")
 	} else {
@@ -540,7 +542,7 @@ func latencyTable(s session.Snapshot, w, n int) []string {
 		{"loop probe, raw, " + win, "probe raw " + winShort, s.ProbeRaw, true, 4},
 		{"loop probe, corrected, since reset", "probe since reset", s.ProbeTotal, true, 2},
 		{"sched probe (free goroutine)", "sched probe", s.Sched, true, 3},
-		{"runtime /sched/latencies", "runtime sched", s.SchedRuntime, false, 5},
+		{"runtime /sched/latencies, last " + fmtDur(s.Interval), "runtime sched", s.SchedRuntime, false, 5},
 		{"task wait+run, " + win, "task " + winShort, s.Task, false, 1},
 	}
 	keep := n - 1
@@ -607,11 +609,11 @@ func charts(s session.Snapshot, w, h int) []string {
 	win, _ := windowLabel(s)
 	capProbe := func(cw int) string {
 		span := historySpan(s, s.ProbeP99History, cw)
-		return caption(cw, "loop probe p99 ms (corrected, "+win+")"+span, "probe p99 ms"+span, "probe p99 ms")
+		return caption(cw, "loop probe p99 ms (corrected, "+win+")"+span, "loop p99 ms"+span, "loop p99 ms")
 	}
 	capQueue := func(cw int) string {
 		span := historySpan(s, s.QueueDepthHistory, cw)
-		return caption(cw, "queue depth"+span, "queue depth")
+		return caption(cw, "pool queue depth"+span, "queue depth"+span, "queue depth")
 	}
 	if w >= 2*minChartW+colGap {
 		lw := (w - colGap) / 2
@@ -672,10 +674,11 @@ func helpBody(s session.Snapshot, w, avail int) []string {
 	legend := []string{
 		"bars: | busy on a CPU (all of busy when on-CPU time is unknown), : busy off a CPU (waiting for a core or for I/O); ↓ a retiring worker (ends after its task).",
 		"marks: " + markWarm + " busy >= 60% or probe p99 > 10 ms; " + markHot + " busy >= 90% or probe p99 > 50 ms.",
+		"CPU N% now: process CPU over the last interval, 100% = one core busy; then CPU seconds since start in the wall time since start.",
 		"loop probe: lateness of a callback due every " + res + " on the Loop; corrected adds the samples a stalled probe missed (coordinated omission).",
 		"sched probe: the same on a free goroutine. runtime /sched/latencies: how long runnable goroutines waited for a CPU.",
 		"n/a: no data yet.",
-		"pool: failed includes timed out (ran past its deadline); abandoned: goroutines still running a timed-out task (Go cannot kill one; a fresh worker took its slot); stuck: timed-out tasks holding their worker because the abandoned cap was reached.",
+		"pool: submitted = completed + failed + timed out + running + queue; timed out: ran past its deadline; abandoned: goroutines still running a timed-out task (Go cannot kill one; a fresh worker took its slot); stuck: timed-out tasks holding their worker because the abandoned cap was reached.",
 	}
 	out = append(out, "", styleBold.Render("reading the screen"), "")
 	for _, l := range legend {

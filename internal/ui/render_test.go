@@ -93,7 +93,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		"loop [", "busy  93%! queue 3", "w0   [", "busy 100%! cpu  48%", "busy  70%▲ cpu  70%", "w7↓", "w6   [",
 		// pool and process
 		"queue 12", "running 8", "submitted 1234", "completed 1200", "failed 3", "replaced 1", "96 tasks/s",
-		"CPU 184% (1.84s / wall 12.3s)", "RSS 45.2 MB", "goroutines 57",
+		"CPU 184% now · 1.84s in 12.3s", "RSS 45.2 MB", "goroutines 57",
 		// readouts
 		"load: 2 clients per endpoint  [ ] to change", "ping p50 0.21 ms", "ping max n/a", "/fast rps 81",
 		"/slow p99 412 ms", "answer ok true", "mode pool-move",
@@ -102,7 +102,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		"loop probe, corrected, since reset", "sched probe (free goroutine)", "runtime /sched/latencies",
 		"task wait+run, 5s window", "48▲", "61!",
 		// charts
-		"probe p99 ms", "queue depth", "┤",
+		"p99 ms", "queue depth", "┤",
 		// footer
 		"? help", "q quit",
 	} {
@@ -320,7 +320,7 @@ func TestFmtNum(t *testing.T) {
 	for _, c := range []struct {
 		v    float64
 		want string
-	}{{0, "0"}, {0.123, "0.12"}, {3.44, "3.4"}, {12.3, "12"}, {120.4, "120"}, {1234.6, "1235"}, {5, "5"}, {0.004, "0.004"}, {0.0004, "0.0004"}, {-2.5, "-2.5"}} {
+	}{{0, "0"}, {0.123, "0.12"}, {3.44, "3.4"}, {12.3, "12"}, {120.4, "120"}, {1234.6, "1235"}, {5, "5"}, {0.004, "0.004"}, {0.0004, "<.001"}, {-2.5, "-2.5"}} {
 		if got := fmtNum(c.v); got != c.want {
 			t.Errorf("fmtNum(%v) = %q, want %q", c.v, got, c.want)
 		}
