@@ -327,6 +327,14 @@ func (s *Session) apply(a Action) error {
 		scen.Reset()
 	case NextScenario:
 		return s.switchScenario()
+	case StepPayload:
+		if p, ok := scen.Scenario.(scenarios.PayloadStepper); ok {
+			p.StepPayload(a.N)
+		}
+	case ToggleCPU:
+		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
+			c.ToggleCPU()
+		}
 	default:
 		return fmt.Errorf("%w: kind %d", ErrAction, a.Kind)
 	}

@@ -231,3 +231,25 @@ func TestTabStormKeepsOrderAndSampling(t *testing.T) {
 	t.Logf("%d samples arrived during %d switches", samples, len(names))
 	s.Close()
 }
+
+// TestScenarioKeysReachTheirScenario: s/S step breakeven's payload and c
+// toggles io's CPU work; the scenario's load text says so at the next sample.
+func TestScenarioKeysReachTheirScenario(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, c := range []struct {
+		scenario string
+		a        Action
+	}{
+		{"breakeven", Action{Kind: StepPayload, N: 1}},
+		{"io", Action{Kind: ToggleCPU}},
+	} {
+		s := newSession(t, Config{Scenario: c.scenario, Workers: 1, Scale: 0.05})
+		waitFor(t, "a first sample", func() bool { return s.Snapshot().Load != "" })
+		before := s.Snapshot().Load
+		if err := s.Apply(c.a); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, c.scenario+"'s load text to change", func() bool { return s.Snapshot().Load != before })
+		s.Close()
+	}
+}

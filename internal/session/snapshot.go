@@ -101,6 +101,12 @@ const (
 	Reset
 	// NextScenario stops the scenario and starts the next one in the registry.
 	NextScenario
+	// StepPayload steps the payload size by N (breakeven's s and S); a
+	// scenario without payloads ignores it (scenarios.PayloadStepper).
+	StepPayload
+	// ToggleCPU turns the CPU work before each task's I/O on or off (io's
+	// c); others ignore it (scenarios.CPUToggler).
+	ToggleCPU
 )
 
 // Action is a request to change the session, applied by Session.Apply.

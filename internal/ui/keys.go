@@ -22,6 +22,9 @@ type KeyMap struct {
 	Next     key.Binding // next scenario
 	Pause    key.Binding // pause or resume the scenario's load
 	Reset    key.Binding // reset the since-reset figures
+	Smaller  key.Binding // breakeven: smaller payload
+	Larger   key.Binding // breakeven: larger payload
+	CPU      key.Binding // io: CPU work before each call on/off
 	Help     key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit     key.Binding
 }
@@ -36,6 +39,9 @@ var DefaultKeyMap = KeyMap{
 	Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
 	Pause:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
 	Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
+	Smaller:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
+	Larger:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
+	CPU:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
 	Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
 }
@@ -67,13 +73,15 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Add, k.Remove, k.Set},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
+		{k.Smaller, k.Larger, k.CPU},
 		{k.Reset, k.Help, k.Quit},
 	}
 }
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
-	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset, k.Help, k.Quit}
+	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
+		k.Smaller, k.Larger, k.CPU, k.Help, k.Quit}
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -119,6 +127,12 @@ func ActionFor(k string) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.TogglePause}, false, true
 	case bound(DefaultKeyMap.Reset, k):
 		return session.Action{Kind: session.Reset}, false, true
+	case bound(DefaultKeyMap.Smaller, k):
+		return session.Action{Kind: session.StepPayload, N: -1}, false, true
+	case bound(DefaultKeyMap.Larger, k):
+		return session.Action{Kind: session.StepPayload, N: 1}, false, true
+	case bound(DefaultKeyMap.CPU, k):
+		return session.Action{Kind: session.ToggleCPU}, false, true
 	}
 	return session.Action{}, false, false
 }

@@ -1,0 +1,576 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	register("breakeven", "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
+		func(Config) Scenario { return newBreakeven() })
+}
+
+// Seed 002's grid: a batch is 32 tasks; each task is SHA-256 over a payload
+// of one of four sizes, repeated 1, 8 or 64 rounds (the knob for CPU per
+// task that leaves the payload size alone). At start the scenario sits in
+// the middle of the grid, 512 KB x 8 rounds, where seed 002 found the
+// break-even (1.77 ms of CPU a task in V8, speed-up 0.89).
+const (
+	// BreakevenTasks is the number of tasks in a batch (seed 002: 32).
+	BreakevenTasks = 32
+	// Payload sizes after Scale are kept within these bounds (bytes): at
+	// least 1 KB, so a task still hashes something, and at most 16 MB, so 32
+	// payloads and their copies stay within 1 GB.
+	breakevenMinPayload = 1 << 10
+	breakevenMaxPayload = 16 << 20
+	breakevenStartSize  = 1 // index into breakevenSizes: 512 KB
+	breakevenStartRound = 1 // index into breakevenRounds: 8
+)
+
+// breakevenSizes (bytes) and breakevenRounds are seed 002's payload sizes
+// and repetition counts.
+var (
+	breakevenSizes  = [...]int{64 << 10, 512 << 10, 2 << 20, 8 << 20}
+	breakevenRounds = [...]int{1, 8, 64}
+)
+
+// breakevenSeed seeds the ChaCha8 stream the payloads are drawn from, so
+// every run (and every mode) hashes the same bytes for a given size.
+var breakevenSeed = [32]byte{'o', 'f', 'f', 't', 'o', 'p', ' ', 's', 'e', 'e', 'd', ' ', '0', '0', '2'}
+
+// PayloadStepper is a scenario with a second load knob besides SetLoad: the
+// size of the payload each task works on (breakeven). The s and S keys call
+// StepPayload(-1) and StepPayload(+1).
+type PayloadStepper interface {
+	// StepPayload moves the payload size by delta steps, clamped to the
+	// ends of the scenario's list; it applies at once.
+	StepPayload(delta int)
+}
+
+// beMode is how a batch runs its 32 tasks.
+type beMode int
+
+const (
+	// modeInline runs every task on the Loop, one after another.
+	modeInline beMode = iota
+	// modeCopy copies each payload on the Loop (Node's structured clone on
+	// the main thread), then submits the task with the copy to the pool.
+	modeCopy
+	// modeMove submits each task with the payload slice itself: ownership
+	// passes to the task (Node's transfer list), no byte is copied.
+	modeMove
+	beModes
+)
+
+// beKey is the key prefix and beLabel the screen name of each mode.
+var (
+	beKey   = [beModes]string{"inline", "copy", "move"}
+	beLabel = [beModes]string{"inline", "pool-copy", "pool-move"}
+)
+
+// beConfig is the (payload size, rounds) a batch runs at.
+type beConfig struct{ size, rounds int }
+
+// beRun is one batch's figures.
+type beRun struct {
+	wall time.Duration // first dispatch to last result, on the Loop
+	// cpu is the mean thread CPU time of the hashing in one task; cpuOK
+	// false when the OS gives no thread CPU clock.
+	cpu   time.Duration
+	cpuOK bool
+	// copy is the wall time the Loop spent making and filling the copies
+	// (pool-copy), waits for a core while workers hash included: what the
+	// copy costs the Loop.
+	copy time.Duration
+	// workers is the pool size at the batch's start and par the parallelism
+	// the estimate assumes: min(workers, GOMAXPROCS, tasks), 1 at workers 0
+	// (the pool then runs its tasks on the Loop) and for inline.
+	workers, par int
+}
+
+// breakevenHistory is how many of a mode's latest batches its figures are
+// the median of: one batch of small tasks is a few ms, within reach of a GC
+// cycle or a probe tick.
+const breakevenHistory = 5
+
+// beFigures are one mode's figures: medians over its latest batches at the
+// same payload, rounds and workers.
+type beFigures struct {
+	have            bool
+	wall, cpu, copy time.Duration
+	cpuOK           bool
+	workers, par    int
+}
+
+// median is the middle value of ds (the upper one of an even count); ds is
+// sorted in place.
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// summarize returns the medians of runs, which share workers and par.
+func summarize(runs []beRun) beFigures {
+	if len(runs) == 0 {
+		return beFigures{}
+	}
+	var wall, cpu, cp []time.Duration
+	f := beFigures{have: true, cpuOK: true, workers: runs[0].workers, par: runs[0].par}
+	for _, r := range runs {
+		wall, cpu, cp = append(wall, r.wall), append(cpu, r.cpu), append(cp, r.copy)
+		f.cpuOK = f.cpuOK && r.cpuOK
+	}
+	f.wall, f.cpu, f.copy = median(wall), median(cpu), median(cp)
+	return f
+}
+
+// breakeven runs seed 002's experiment in a cycle: a batch inline, a batch
+// on the pool with copied payloads, a batch on the pool with moved
+// payloads, then inline again, all on the same payloads, back to back.
+//
+// One driver goroutine runs the batches; the Loop runs the inline tasks and
+// the dispatch of pool tasks, and collects their results, as Node's main
+// thread does in seed 002's benchmark.
+type breakeven struct {
+	sizeIdx, roundsIdx atomic.Int32 // requested grid position; read at each batch
+	paused             atomic.Bool
+	// gen counts changes of size, rounds and pause. A batch carries the gen
+	// it started at and is abandoned (its tasks return between two rounds
+	// of hashing, its figures dropped) when gen moves on: a key takes
+	// effect at once, not after an 18 s batch.
+	gen atomic.Int64
+
+	env      Env
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+
+	// mu guards the figures below.
+	mu      sync.Mutex
+	cfg     beConfig         // the config the runs are at (zero before the first batch)
+	runs    [beModes][]beRun // latest first-to-last, at most breakevenHistory
+	batches int64            // batches finished since Reset
+	// checked counts pool batches whose digests were compared with the
+	// inline batch's, per mode; mismatches counts digests that differed;
+	// taskErrs counts tasks the pool refused or lost (a bounded queue).
+	checked    [beModes]int64
+	mismatches int64
+	taskErrs   int64
+}
+
+func newBreakeven() *breakeven {
+	b := &breakeven{}
+	b.sizeIdx.Store(breakevenStartSize)
+	b.roundsIdx.Store(breakevenStartRound)
+	return b
+}
+
+func (b *breakeven) Name() string { return "breakeven" }
+func (b *breakeven) Look() string {
+	return "speed-up per mode: a task with less CPU than the dispatch overhead loses on the pool; copying a big payload can cost more than hashing it"
+}
+
+func (b *breakeven) Start(env Env) error {
+	b.env = env
+	b.stop = make(chan struct{})
+	b.wg.Add(1)
+	go b.drive()
+	return nil
+}
+
+// Stop ends the batch in progress (tasks return between two rounds of
+// hashing) and waits for the driver. Safe twice.
+func (b *breakeven) Stop() {
+	b.stopOnce.Do(func() { close(b.stop) })
+	b.wg.Wait()
+}
+
+// breakevenSize is the payload size in bytes at grid index i and the given
+// scale: seed 002's size times scale, within 1 KB..16 MB. Scale shrinks the
+// hashing and the copy alike, so their ratio (what the scenario shows) is
+// kept; at scale 1 the sizes are the seed's.
+func breakevenSize(i int, scale float64) int {
+	s := int(float64(breakevenSizes[i])*scale + 0.5)
+	return min(max(s, breakevenMinPayload), breakevenMaxPayload)
+}
+
+// requested is the config the next batch runs at.
+func (b *breakeven) requested() beConfig {
+	return beConfig{
+		size:   breakevenSize(int(b.sizeIdx.Load()), b.env.Scale),
+		rounds: breakevenRounds[b.roundsIdx.Load()],
+	}
+}
+
+func (b *breakeven) stopped() bool {
+	select {
+	case <-b.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// drive runs batches until stopped: inline, pool-copy, pool-move, and
+// round again. A change of payload size or rounds abandons the batch in
+// progress and starts the cycle over at inline, whose digests are the
+// answer the pool batches are checked against.
+func (b *breakeven) drive() {
+	defer b.wg.Done()
+	var (
+		payloads [][]byte
+		cur      beConfig
+		ref      [][32]byte // digests of the latest inline batch at cur
+		next     = modeInline
+	)
+	for !b.stopped() {
+		if b.paused.Load() {
+			select {
+			case <-b.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		gen := b.gen.Load()
+		c := b.requested()
+		if len(payloads) == 0 || len(payloads[0]) != c.size {
+			payloads = nil // let the old set go before making the new one
+			if payloads = breakevenPayloads(c.size, b.stop); payloads == nil {
+				return
+			}
+		}
+		if c != cur {
+			cur, ref, next = c, nil, modeInline
+			b.mu.Lock()
+			b.cfg, b.runs = c, [beModes][]beRun{}
+			b.mu.Unlock()
+		}
+		f, digests, errs, ok := b.batch(next, payloads, c.rounds, gen)
+		if !ok {
+			continue // abandoned: a new config, a pause, or Stop
+		}
+		b.mu.Lock()
+		b.batches++
+		b.taskErrs += int64(errs)
+		if errs == 0 {
+			b.record(next, f)
+			if next == modeInline {
+				ref = digests
+			} else if ref != nil {
+				b.checked[next]++
+				for i := range digests {
+					if digests[i] != ref[i] {
+						b.mismatches++
+					}
+				}
+			}
+		}
+		b.mu.Unlock()
+		next = (next + 1) % beModes
+	}
+}
+
+// record adds a batch to its mode's runs, dropping the oldest beyond
+// breakevenHistory, and all of them if the pool size changed. Callers hold
+// mu.
+func (b *breakeven) record(m beMode, r beRun) {
+	rs := b.runs[m]
+	if len(rs) > 0 && rs[0].workers != r.workers && m != modeInline {
+		rs = rs[:0]
+	}
+	if len(rs) == breakevenHistory {
+		rs = append(rs[:0], rs[1:]...)
+	}
+	b.runs[m] = append(rs, r)
+}
+
+// breakevenPayloads draws BreakevenTasks payloads of size bytes from the
+// fixed ChaCha8 stream; nil when stop closes first.
+func breakevenPayloads(size int, stop <-chan struct{}) [][]byte {
+	rng := rand.NewChaCha8(breakevenSeed)
+	ps := make([][]byte, BreakevenTasks)
+	for i := range ps {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		ps[i] = make([]byte, size)
+		rng.Read(ps[i])
+	}
+	return ps
+}
+
+// chainHash is one task's work: SHA-256 over payload, rounds times, each
+// round over the previous round's digest followed by the whole payload:
+//
+//	d1 = SHA-256(payload), dk = SHA-256(d(k-1) || payload)
+//
+// so CPU grows rounds-fold at the same payload size, as seed 002's repeated
+// hash does, and the result depends on every round: none can be skipped
+// or hoisted out of the loop. It returns ok false, early, when abandon
+// reports true before a round.
+func chainHash(payload []byte, rounds int, abandon func() bool) (d [sha256.Size]byte, ok bool) {
+	h := sha256.New()
+	for k := range rounds {
+		if abandon() {
+			return d, false
+		}
+		if k > 0 {
+			h.Reset()
+			h.Write(d[:])
+		}
+		h.Write(payload)
+		h.Sum(d[:0])
+	}
+	return d, true
+}
+
+// beTask is one task's outcome; written by the goroutine that ran it and
+// read by the driver after the batch (ordered by the Loop's queue and the
+// batch's done channel).
+type beTask struct {
+	digest [sha256.Size]byte
+	cpu    time.Duration
+	cpuOK  bool
+	ok     bool // hashed to the end (not stopped)
+	err    bool // refused or dropped by the pool
+}
+
+// hash runs chainHash, measuring its thread CPU time; it gives up when the
+// scenario stops or gen moves past the batch's.
+func (b *breakeven) hash(t *beTask, payload []byte, rounds int, gen int64) {
+	abandon := func() bool { return b.gen.Load() != gen || b.stopped() }
+	t.cpu, t.cpuOK = onCPU(func() { t.digest, t.ok = chainHash(payload, rounds, abandon) })
+}
+
+// batch runs the 32 tasks in mode and returns the mode's figures and the
+// digests; errs counts tasks the pool refused or dropped; ok is false when
+// the batch was abandoned (Stop, or gen moved on) before every task hashed
+// to the end.
+//
+// The wall time runs from just before the driver hands the batch to the
+// Loop until the Loop has the last result: for inline, the end of the one
+// Loop callback that hashes all 32 payloads back to back (seed 002's main
+// thread running its loop); for the pool modes, the Loop callback that
+// copies (pool-copy) and submits all 32, then the Loop callbacks that
+// receive each result (Node's message from the worker).
+func (b *breakeven) batch(mode beMode, payloads [][]byte, rounds int, gen int64) (f beRun, digests [][32]byte, errs int, ok bool) {
+	tasks := make([]beTask, len(payloads))
+	f.workers = b.env.Workers()
+	f.par = 1
+	if mode != modeInline && f.workers > 0 {
+		f.par = min(f.workers, runtime.GOMAXPROCS(0), len(payloads))
+	}
+	var end time.Time
+	start := time.Now()
+	if mode == modeInline {
+		b.env.Do(func() {
+			for i, p := range payloads {
+				if b.hash(&tasks[i], p, rounds, gen); !tasks[i].ok {
+					break
+				}
+			}
+			end = time.Now()
+		})
+	} else {
+		// left, end and f.copy are touched only on the Loop until done
+		// closes.
+		left := len(payloads)
+		done := make(chan struct{})
+		arrived := func() {
+			if left--; left == 0 {
+				end = time.Now()
+				close(done)
+			}
+		}
+		b.env.Do(func() {
+			for i, p := range payloads {
+				if mode == modeCopy {
+					t := time.Now()
+					q := make([]byte, len(p))
+					copy(q, p)
+					p = q
+					f.copy += time.Since(t)
+				}
+				t := &tasks[i]
+				err := b.env.Submit(func() { b.hash(t, p, rounds, gen) },
+					func(err error) {
+						t.err = err != nil
+						b.env.Post(arrived)
+					})
+				if err != nil {
+					t.err = true
+					arrived()
+				}
+			}
+		})
+		<-done
+	}
+	f.wall = end.Sub(start)
+	digests = make([][32]byte, len(tasks))
+	var cpu time.Duration
+	f.cpuOK = true
+	ok = true
+	for i, t := range tasks {
+		switch {
+		case t.err:
+			errs++
+		case !t.ok:
+			ok = false
+		}
+		digests[i] = t.digest
+		cpu += t.cpu
+		f.cpuOK = f.cpuOK && t.cpuOK
+	}
+	if f.cpuOK {
+		f.cpu = cpu / time.Duration(len(tasks))
+	}
+	return f, digests, errs, ok && b.gen.Load() == gen && !b.stopped()
+}
+
+// breakevenEstimate fits seed 002's model to a pool mode's figures (median
+// wall and CPU per task of its latest batches). The model: n
+// tasks of c CPU each take n*c on the Loop inline, and (c + o) * n / P on a
+// warm pool of parallelism P, o being the dispatch overhead per task
+// (seed 002's "(12 ms x 32) / ((12 + overhead) x 32/4 + 60 ms pool start)",
+// without the 60 ms: offtop's pool is started once, not per batch).
+//
+// overhead o is solved from the measured batch: o = wall * P / n - c, the
+// worker time the batch had beyond the hashing, per task, clamped at 0. It
+// counts everything that is not hashing: submit and hand-off, the copy in
+// pool-copy (on the Loop, so it delays dispatch), the result's trip back to
+// the Loop, and workers idle at the end of an uneven batch.
+//
+// breakEven is the CPU per task at which the pool's wall equals the inline
+// wall with o held fixed: c * n = (c + o) * n / P, so c = o / (P - 1). It
+// exists only for P > 1 (beOK): one worker, or one core, never beats the
+// Loop under this model.
+func breakevenEstimate(wall, cpu time.Duration, par, n int) (overhead, breakEven time.Duration, beOK bool) {
+	overhead = max(wall*time.Duration(par)/time.Duration(n)-cpu, 0)
+	if par < 2 {
+		return overhead, 0, false
+	}
+	return overhead, overhead / time.Duration(par-1), true
+}
+
+// fmtBytes formats a payload size as seed 002 writes it: 64KB, 8MB.
+func fmtBytes(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%dKB", (n+512)>>10)
+	}
+}
+
+func (b *breakeven) Status() Status {
+	req := b.requested()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var figs [beModes]beFigures
+	for m := range beModes {
+		figs[m] = summarize(b.runs[m])
+	}
+	in := figs[modeInline]
+	var rs []Readout
+	// speed-up first: it is the answer to "should this go to a pool?"
+	for _, m := range []beMode{modeMove, modeCopy} {
+		k, l, f := beKey[m], beLabel[m], figs[m]
+		if f.have && in.have && f.wall > 0 {
+			rs = append(rs, Num(k+"_speedup", l+" speed-up", float64(in.wall)/float64(f.wall)))
+		} else {
+			rs = append(rs, NA(k+"_speedup", l+" speed-up"))
+		}
+	}
+	for m := range beModes {
+		f := figs[m]
+		rs = append(rs, Millis(beKey[m]+"_wall_ms", beLabel[m]+" wall", f.wall, f.have))
+	}
+	for _, m := range []beMode{modeMove, modeCopy} {
+		k, l, f := beKey[m], beLabel[m], figs[m]
+		if !f.have || !f.cpuOK {
+			rs = append(rs, NA(k+"_overhead_per_task_ms", l+" overhead/task"),
+				NA(k+"_break_even_cpu_ms", l+" break-even CPU/task"))
+			continue
+		}
+		o, be, ok := breakevenEstimate(f.wall, f.cpu, f.par, BreakevenTasks)
+		rs = append(rs, Millis(k+"_overhead_per_task_ms", l+" overhead/task", o, true))
+		if ok {
+			rs = append(rs, Millis(k+"_break_even_cpu_ms", l+" break-even CPU/task", be, true))
+		} else {
+			rs = append(rs, Readout{Key: k + "_break_even_cpu_ms", Label: l + " break-even CPU/task",
+				Text: fmt.Sprintf("never (pool parallelism %d)", f.par)})
+		}
+	}
+	for m := range beModes {
+		f := figs[m]
+		rs = append(rs, Millis(beKey[m]+"_cpu_per_task_ms", beLabel[m]+" CPU/task", f.cpu, f.have && f.cpuOK))
+	}
+	cp := figs[modeCopy]
+	rs = append(rs, Millis("copy_loop_ms", "copying on the Loop", cp.copy, cp.have))
+	if b.cfg.size > 0 {
+		rs = append(rs,
+			Readout{Key: "payload_kb", Label: "payload", Value: float64(b.cfg.size) / 1024, Known: true, Text: fmtBytes(b.cfg.size)},
+			Num("hash_rounds", "rounds", float64(b.cfg.rounds)))
+	} else {
+		rs = append(rs, NA("payload_kb", "payload"), NA("hash_rounds", "rounds"))
+	}
+	pw := max(figs[modeCopy].workers, figs[modeMove].workers)
+	rs = append(rs,
+		Num("batch_workers", "pool batch at workers", float64(pw)),
+		Num("batches", "batches", float64(b.batches)),
+		Num("task_errors", "task errors", float64(b.taskErrs)),
+	)
+	if b.checked[modeCopy] > 0 && b.checked[modeMove] > 0 {
+		rs = append(rs, Bool("answer_ok", "answer ok", b.mismatches == 0))
+	} else {
+		rs = append(rs, NA("answer_ok", "answer ok"))
+	}
+	return Status{
+		Load:     fmt.Sprintf("payload %s x %d rounds, %d tasks a batch", fmtBytes(req.size), req.rounds, BreakevenTasks),
+		Readouts: rs,
+	}
+}
+
+// SetLoad steps the rounds of hashing per task through 1, 8, 64; the batch
+// in progress is abandoned.
+func (b *breakeven) SetLoad(delta int) {
+	i := int(b.roundsIdx.Load()) + delta
+	b.roundsIdx.Store(int32(min(max(i, 0), len(breakevenRounds)-1)))
+	b.gen.Add(1)
+}
+
+// StepPayload steps the payload size through 64KB, 512KB, 2MB, 8MB (times
+// Scale); the batch in progress is abandoned.
+func (b *breakeven) StepPayload(delta int) {
+	i := int(b.sizeIdx.Load()) + delta
+	b.sizeIdx.Store(int32(min(max(i, 0), len(breakevenSizes)-1)))
+	b.gen.Add(1)
+}
+
+// Pause stops (true) or resumes (false) the batches; pausing abandons the
+// batch in progress.
+func (b *breakeven) Pause(p bool) {
+	b.paused.Store(p)
+	b.gen.Add(1)
+}
+
+// Reset clears the figures and the answer counts; the digests the next pool
+// batches are checked against are kept.
+func (b *breakeven) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.runs = [beModes][]beRun{}
+	b.batches, b.mismatches, b.taskErrs = 0, 0, 0
+	b.checked = [beModes]int64{}
+}
