@@ -172,6 +172,13 @@ func newBreakeven() *breakeven {
 }
 
 func (b *breakeven) Name() string { return "breakeven" }
+
+// SweepKeys are seed 002's columns: wall per batch in each mode, the
+// speed-up of pool-move, its overhead per task and the break-even CPU.
+func (b *breakeven) SweepKeys() []string {
+	return []string{"inline_wall_ms", "copy_wall_ms", "move_wall_ms", "move_speedup",
+		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
+}
 func (b *breakeven) Look() string {
 	return "speed-up per mode: a task with less CPU than the dispatch overhead loses on the pool; copying a big payload can cost more than hashing it"
 }

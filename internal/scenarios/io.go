@@ -113,6 +113,9 @@ func newIOScenario() *ioScenario {
 // at 50ms, twice the default arrival rate, so the queue starts empty.
 func (s *ioScenario) DefaultWorkers(cpus int) int { return 4 }
 
+// SweepKeys are seed 004's figures: what the pool can serve, and the wait.
+func (s *ioScenario) SweepKeys() []string { return []string{"capacity_per_s", "request_p99_ms"} }
+
 func (s *ioScenario) Name() string { return "io" }
 func (s *ioScenario) Look() string {
 	return "throughput follows workers / delay while CPU stays low: more workers than cores helps here and nowhere else; at 0 each call blocks the Loop"

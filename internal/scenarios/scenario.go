@@ -95,6 +95,26 @@ type DefaultWorkerser interface {
 	DefaultWorkers(cpus int) int
 }
 
+// Headliner is a scenario that names, in order, the readouts a sweep table
+// shows for it beside the common columns: the figures its seed's own table
+// reports (seed 001's ping p99, seed 002's wall per mode).
+type Headliner interface {
+	SweepKeys() []string
+}
+
+// SweepKeys returns the headline readout keys of a registered scenario,
+// none when it has no Headliner.
+func SweepKeys(name string) []string {
+	e, ok := registry[name]
+	if !ok {
+		return nil
+	}
+	if h, ok := e.make(Config{}).(Headliner); ok {
+		return h.SweepKeys()
+	}
+	return nil
+}
+
 // Factory makes a fresh scenario; the Config gives its parameters.
 type Factory func(Config) Scenario
 

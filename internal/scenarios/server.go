@@ -75,6 +75,11 @@ type server struct {
 }
 
 func (s *server) Name() string { return "server" }
+
+// SweepKeys are seed 001's columns: the light endpoint's tail, both rates.
+func (s *server) SweepKeys() []string {
+	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps"}
+}
 func (s *server) Look() string {
 	return "ping p99: at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -63,9 +65,6 @@ type Row struct {
 	Workers int `json:"workers"`
 	// ThroughputPerS is pool tasks completed per second over the run.
 	ThroughputPerS float64 `json:"throughput_per_s"`
-	// RoundWallMS is the scenario's wall time per batch or round (its
-	// batch_wall_ms or round_wall_ms readout), where it has rounds.
-	RoundWallMS *float64 `json:"round_wall_ms"`
 	// CPUSeconds is process CPU time over the measured run; CPUPerWall is
 	// that over the run's wall time (1 = one core busy).
 	CPUSeconds float64 `json:"cpu_seconds"`
@@ -75,11 +74,14 @@ type Row struct {
 	Speedup    *float64 `json:"speedup"`
 	Efficiency *float64 `json:"efficiency"`
 	// ProbeP99MS is the Loop probe's corrected p99 over the run; TaskP99MS
-	// the pool tasks' submit-to-end p99; PingP99MS the server's /ping p99.
+	// the pool tasks' submit-to-end p99.
 	ProbeP99MS *float64 `json:"probe_p99_ms"`
 	TaskP99MS  *float64 `json:"task_p99_ms"`
-	PingP99MS  *float64 `json:"ping_p99_ms"`
 	RSSMB      *float64 `json:"rss_mb"`
+	// Extra holds the scenario's headline readouts at the end of the run
+	// (scenarios.SweepKeys: /ping p99 for server, wall per batch for count
+	// and per mode for breakeven), keyed as in the headless JSON.
+	Extra map[string]*float64 `json:"extra"`
 	// AnswerOK is the scenario's answer_ok at the end (nil: no answer yet).
 	AnswerOK *bool `json:"answer_ok"`
 	// Balanced reports that submitted = completed + failed + timed out +
@@ -90,6 +92,7 @@ type Row struct {
 // Result is a whole sweep.
 type Result struct {
 	Scenario   string        `json:"scenario"`
+	Columns    []string      `json:"columns"` // the keys of every row's Extra, in table order
 	GOMAXPROCS int           `json:"gomaxprocs"`
 	NumCPU     int           `json:"num_cpu"`
 	CPULimit   *float64      `json:"cpu_limit"`
@@ -113,11 +116,12 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		warm = min(c.Duration/5, 2*time.Second)
 	}
 	start := time.Now()
-	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds()}
+	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
+		Columns: scenarios.SweepKeys(c.Base.Scenario)}
 	for i, n := range c.Workers {
 		fmt.Fprintf(progress, "sweep: %s at %d workers (%d/%d), %v after a warm-up of at least %v\n",
 			res.Scenario, n, i+1, len(c.Workers), c.Duration, warm)
-		row, snap, err := runOne(ctx, c.Base, n, warm, c.Duration)
+		row, snap, err := runOne(ctx, c.Base, n, warm, c.Duration, res.Columns)
 		if err != nil {
 			res.Took = time.Since(start)
 			return res, err
@@ -135,7 +139,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 }
 
 // runOne measures one pool size on a fresh session.
-func runOne(ctx context.Context, base session.Config, workers int, warm, d time.Duration) (Row, session.Snapshot, error) {
+func runOne(ctx context.Context, base session.Config, workers int, warm, d time.Duration, cols []string) (Row, session.Snapshot, error) {
 	cfg := base
 	cfg.Workers = workers
 	cfg.Window = d + warm // the window covers the whole run; Reset trims it
@@ -188,7 +192,7 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 		}
 	}
 	// Counts and times from the same two samples: wall is exact for them.
-	fill(&row, first, last, last.Elapsed-first.Elapsed)
+	fill(&row, first, last, last.Elapsed-first.Elapsed, cols)
 	return row, last, nil
 }
 
@@ -206,7 +210,7 @@ func hasAnswer(s session.Snapshot) bool {
 }
 
 // fill computes a row from the first and last samples of a measured run.
-func fill(row *Row, first, last session.Snapshot, wall time.Duration) {
+func fill(row *Row, first, last session.Snapshot, wall time.Duration, cols []string) {
 	if wall <= 0 {
 		return
 	}
@@ -219,16 +223,18 @@ func fill(row *Row, first, last session.Snapshot, wall time.Duration) {
 		v := float64(last.RSSBytes) / (1 << 20)
 		row.RSSMB = &v
 	}
+	row.Extra = map[string]*float64{}
+	for _, k := range cols {
+		row.Extra[k] = nil
+	}
 	for _, r := range last.Readouts {
 		switch {
 		case !r.Known:
-		case r.Key == "ping_p99_ms":
-			row.PingP99MS = ptr(r.Value)
-		case r.Key == "batch_wall_ms" || r.Key == "round_wall_ms":
-			row.RoundWallMS = ptr(r.Value)
 		case r.Key == "answer_ok":
 			ok := r.Value != 0
 			row.AnswerOK = &ok
+		case slices.Contains(cols, r.Key):
+			row.Extra[r.Key] = ptr(r.Value)
 		}
 	}
 }
@@ -277,12 +283,19 @@ func (r Result) Write(w io.Writer) error {
 	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size\n",
 		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workers\ttasks/s\twall/round ms\tCPU s\tCPU/wall\tspeed-up\tefficiency\tprobe p99 ms\ttask p99 ms\tping p99 ms\tRSS MB\tanswer\t")
+	head := "workers\ttasks/s\tCPU s\tCPU/wall\tspeed-up\tefficiency\tprobe p99 ms\ttask p99 ms\tRSS MB\t"
+	for _, k := range r.Columns {
+		head += k + "\t"
+	}
+	fmt.Fprintln(tw, head+"answer\t")
 	for _, row := range r.Rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			row.Workers, num(&row.ThroughputPerS), num(row.RoundWallMS), row.CPUSeconds, row.CPUPerWall,
-			num(row.Speedup), num(row.Efficiency), num(row.ProbeP99MS), num(row.TaskP99MS),
-			num(row.PingP99MS), num(row.RSSMB), answer(row))
+		line := fmt.Sprintf("%d\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t",
+			row.Workers, num(&row.ThroughputPerS), row.CPUSeconds, row.CPUPerWall,
+			num(row.Speedup), num(row.Efficiency), num(row.ProbeP99MS), num(row.TaskP99MS), num(row.RSSMB))
+		for _, k := range r.Columns {
+			line += num(row.Extra[k]) + "\t"
+		}
+		fmt.Fprintln(tw, line+answer(row)+"\t")
 	}
 	return tw.Flush()
 }

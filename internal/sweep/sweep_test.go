@@ -40,8 +40,8 @@ func TestSpeedupsAgainstOneWorker(t *testing.T) {
 func TestTableAndJSON(t *testing.T) {
 	v := 12.5
 	ok := true
-	r := Result{Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Rows: []Row{
-		{Workers: 1, ThroughputPerS: 16, RoundWallMS: &v, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true},
+	r := Result{Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Columns: []string{"batch_wall_ms"}, Rows: []Row{
+		{Workers: 1, ThroughputPerS: 16, Extra: map[string]*float64{"batch_wall_ms": &v}, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true},
 		{Workers: 2, ThroughputPerS: 30, Balanced: false},
 	}}
 	var b bytes.Buffer
@@ -49,7 +49,7 @@ func TestTableAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"GOMAXPROCS 2, NumCPU 2, CPU limit none", "workers", "tasks/s", "12.5", "n/a", "counts off!"} {
+	for _, want := range []string{"GOMAXPROCS 2, NumCPU 2, CPU limit none", "workers", "tasks/s", "batch_wall_ms", "12.5", "n/a", "counts off!"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -78,7 +78,7 @@ func TestRunCount(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 	for _, r := range res.Rows {
-		if !r.Balanced || r.AnswerOK == nil || !*r.AnswerOK || r.ThroughputPerS <= 0 {
+		if !r.Balanced || r.AnswerOK == nil || !*r.AnswerOK || r.ThroughputPerS <= 0 || r.Extra["batch_wall_ms"] == nil {
 			t.Errorf("row %+v", r)
 		}
 	}
