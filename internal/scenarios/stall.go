@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,9 +63,19 @@ func (s *stall) Start(env Env) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		k := 0
 		everyTick(s.period, s.stop, func() {
 			if s.paused.Load() {
 				return
+			}
+			k++
+			// A request arrives at a random moment, not in step with the
+			// probe: stall k starts stallPhase(k) after its due time, so
+			// stalls fall at every phase of a 10ms probe and the max reads D.
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(stallPhase(k)):
 			}
 			d := time.Duration(s.d.Load())
 			env.Post(func() {
@@ -78,6 +89,14 @@ func (s *stall) Start(env Env) error {
 		})
 	}()
 	return nil
+}
+
+// stallPhase is frac(k * golden ratio) of 10ms: a low-discrepancy sequence
+// of offsets that covers every phase of a 10ms probe evenly.
+func stallPhase(k int) time.Duration {
+	const phi = 0.6180339887498949
+	f := float64(k) * phi
+	return time.Duration((f - math.Floor(f)) * float64(10*time.Millisecond))
 }
 
 // spin busy-waits on the clock for d and returns how long it took.
