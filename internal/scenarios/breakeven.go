@@ -180,7 +180,7 @@ func (b *breakeven) SweepKeys() []string {
 		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
 }
 func (b *breakeven) Look() string {
-	return "speed-up per mode: a task with less CPU than the dispatch overhead loses on the pool; copying a big payload can cost more than hashing it"
+	return "tiny tasks lose to dispatch; a copied payload costs more than a moved one"
 }
 
 func (b *breakeven) Start(env Env) error {

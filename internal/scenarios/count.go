@@ -88,7 +88,7 @@ func (c *count) Name() string { return "count" }
 // SweepKeys are seed 000's columns: wall and CPU per batch.
 func (c *count) SweepKeys() []string { return []string{"batch_wall_ms", "batch_cpu_ms"} }
 func (c *count) Look() string {
-	return "batch wall vs CPU: speed-up tops out at the cores you have; past that, more workers only burn CPU"
+	return "speed-up stops at the cores you have; more workers past that only burn CPU"
 }
 
 func (c *count) Start(env Env) error {

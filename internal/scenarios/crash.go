@@ -178,7 +178,7 @@ func newCrash(c Config) *crash {
 func (c *crash) Name() string { return "crash" }
 
 func (c *crash) Look() string {
-	return fmt.Sprintf("Go can't kill a hung goroutine: abandoned past its deadline, capped at %d, slot refilled; a panic fails one task, not the pool",
+	return fmt.Sprintf("a panic fails one task, not the pool; Go can't kill a hang: abandoned, cap %d",
 		pool.DefaultMaxAbandoned)
 }
 

@@ -118,7 +118,7 @@ func (s *ioScenario) SweepKeys() []string { return []string{"capacity_per_s", "r
 
 func (s *ioScenario) Name() string { return "io" }
 func (s *ioScenario) Look() string {
-	return "throughput follows workers / delay while CPU stays low: more workers than cores helps here and nowhere else; at 0 each call blocks the Loop"
+	return "throughput = workers / delay, CPU low: here, and only here, workers > cores pays"
 }
 
 func (s *ioScenario) Start(env Env) error {

@@ -116,7 +116,7 @@ func newLogin(c Config) *login {
 func (l *login) Name() string { return "login" }
 
 func (l *login) Look() string {
-	return "file reads wait behind hashing on a small shared pool: head-of-line blocking (read p99 in bursts vs between)"
+	return "file reads queue behind hashes on a shared pool: read p99 in bursts vs between"
 }
 
 // DefaultWorkers is libuv's default thread pool size, whatever the CPUs.

@@ -68,3 +68,13 @@ func TestCountStopsMidBatch(t *testing.T) {
 		t.Error("countSum ran to the end with stop set")
 	}
 }
+
+// TestLookFitsEighty: the "what to look at" line is read at 80 columns.
+func TestLookFitsEighty(t *testing.T) {
+	for _, n := range Names() {
+		s, _ := New(n, Config{})
+		if l := len([]rune(s.Look())); l > 80 {
+			t.Errorf("%s: Look is %d runes, over 80: %q", n, l, s.Look())
+		}
+	}
+}

@@ -81,7 +81,7 @@ func (s *server) SweepKeys() []string {
 	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps"}
 }
 func (s *server) Look() string {
-	return "ping p99: at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
+	return "at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
 
 func (s *server) newEndpoint() *endpoint {

@@ -53,7 +53,7 @@ func (s *stall) Name() string { return "stall" }
 
 func (s *stall) Look() string {
 	d := time.Duration(s.d.Load())
-	return fmt.Sprintf("truth for a random arrival: max %v, p99 %v; corrected should read it, raw undercounts",
+	return fmt.Sprintf("truth for a random arrival: max %v, p99 %v; corrected reads it, raw doesn't",
 		d, max(d-s.period/100, 0).Round(time.Millisecond))
 }
 
