@@ -222,3 +222,74 @@ func TestSweepPrintsTableAndJSON(t *testing.T) {
 		t.Errorf("sweep --json: %v\n%s", err, out)
 	}
 }
+
+// headlessLast runs the binary headless through sh -c script (where "$@"
+// are offtop's arguments) and returns its last JSON line.
+func headlessLast(t *testing.T, script string, args ...string) map[string]any {
+	t.Helper()
+	out, err := exec.Command("sh", append([]string{"-c", script, "sh"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
+		t.Fatalf("last line: %v\n%s", err, out)
+	}
+	return m
+}
+
+// TestCgroupQuotaForReal puts offtop in a cpu cgroup with a 0.5 CPU quota
+// (v1: cpu.cfs_quota_us 50000 / cpu.cfs_period_us 100000; v2: cpu.max):
+// it must read cpu_limit 0.5, suggest 1 worker, show Go's GOMAXPROCS 2
+// (the runtime rounds up, at least 2), and flag 2 workers oversubscribed.
+// It skips, saying why, where cgroups are not writable (not root, or no
+// cpu controller).
+func TestCgroupQuotaForReal(t *testing.T) {
+	bin := buildBinary(t)
+	dir, write := "", map[string]string{}
+	name := "offtop-test-" + strconv.Itoa(os.Getpid())
+	switch {
+	case fileExists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"):
+		dir = "/sys/fs/cgroup/cpu/" + name
+		write["cpu.cfs_period_us"], write["cpu.cfs_quota_us"] = "100000", "50000"
+	case fileExists("/sys/fs/cgroup/cgroup.controllers"):
+		dir = "/sys/fs/cgroup/" + name
+		write["cpu.max"] = "50000 100000"
+	default:
+		t.Skip("no cgroup v1 cpu hierarchy or v2 unified hierarchy at /sys/fs/cgroup")
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cgroups not writable here (%v): run as root on a machine with a writable cgroup fs", err)
+	}
+	defer os.Remove(dir)
+	for _, f := range []string{"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.max"} {
+		if v, ok := write[f]; ok {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644); err != nil {
+				t.Skipf("cannot set %s (%v): no cpu controller for this cgroup", f, err)
+			}
+		}
+	}
+	m := headlessLast(t, `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, dir, bin,
+		"--headless", "--duration", "1200ms", "--scenario", "count", "--workers", "2", "--scale", "0.05")
+	want := map[string]any{"cpu_limit": 0.5, "suggested_workers": 1.0, "gomaxprocs": 2.0, "oversubscribed": true}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v (rule %q)", k, m[k], v, m["suggested_rule"])
+		}
+	}
+}
+
+// TestAffinityOneCPU runs offtop under taskset -c 0: one CPU in the mask.
+func TestAffinityOneCPU(t *testing.T) {
+	bin := buildBinary(t)
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset not installed (util-linux)")
+	}
+	m := headlessLast(t, `exec taskset -c 0 "$@"`, bin, "--headless", "--duration", "800ms", "--scenario", "count", "--scale", "0.05")
+	if m["affinity_cpus"] != 1.0 || m["suggested_workers"] != 1.0 {
+		t.Errorf("under taskset -c 0: affinity_cpus %v, suggested_workers %v (%v)", m["affinity_cpus"], m["suggested_workers"], m["suggested_rule"])
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

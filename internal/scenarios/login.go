@@ -115,6 +115,9 @@ func newLogin(c Config) *login {
 
 func (l *login) Name() string { return "login" }
 
+// KeepsLoop: a login server's Loop answers requests, so it keeps a core.
+func (l *login) KeepsLoop() bool { return true }
+
 func (l *login) Look() string {
 	return "file reads queue behind hashes on a shared pool: read p99 in bursts vs between"
 }

@@ -115,6 +115,13 @@ func SweepKeys(name string) []string {
 	return nil
 }
 
+// LoopKeeper is a scenario whose Loop must stay responsive (it serves
+// requests): offtop suggests one worker fewer than the CPUs for it, so the
+// Loop keeps a core (seed 003's cores - 1).
+type LoopKeeper interface {
+	KeepsLoop() bool
+}
+
 // Factory makes a fresh scenario; the Config gives its parameters.
 type Factory func(Config) Scenario
 

@@ -76,6 +76,9 @@ type server struct {
 
 func (s *server) Name() string { return "server" }
 
+// KeepsLoop: the Loop answers /ping, so it keeps a core.
+func (s *server) KeepsLoop() bool { return true }
+
 // SweepKeys are seed 001's columns: the light endpoint's tail, both rates.
 func (s *server) SweepKeys() []string {
 	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps"}

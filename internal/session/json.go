@@ -48,7 +48,11 @@ type SnapshotJSON struct {
 	GOMAXPROCS       int            `json:"gomaxprocs"`
 	NumCPU           int            `json:"num_cpu"`
 	CPULimit         *float64       `json:"cpu_limit"`
+	AffinityCPUs     *int           `json:"affinity_cpus"`
+	GOMAXPROCSSource string         `json:"gomaxprocs_source"`
 	SuggestedWorkers int            `json:"suggested_workers"`
+	SuggestedRule    string         `json:"suggested_rule"`
+	Oversubscribed   bool           `json:"oversubscribed"`
 	QueueDepth       int64          `json:"queue_depth"`
 	Submitted        int64          `json:"submitted"`
 	Completed        int64          `json:"completed"`
@@ -92,7 +96,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 		Workers:          s.Workers,
 		GOMAXPROCS:       s.GOMAXPROCS,
 		NumCPU:           s.NumCPU,
+		GOMAXPROCSSource: s.GOMAXPROCSSource,
 		SuggestedWorkers: s.SuggestedWorkers,
+		SuggestedRule:    s.SuggestedRule,
+		Oversubscribed:   s.Oversubscribed,
 		QueueDepth:       s.QueueDepth,
 		Submitted:        s.Submitted,
 		Completed:        s.Completed,
@@ -125,6 +132,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 	}
 	if j.WorkerBusy == nil {
 		j.WorkerBusy = []float64{}
+	}
+	if s.AffinityCPUs > 0 {
+		v := s.AffinityCPUs
+		j.AffinityCPUs = &v
 	}
 	if s.CPULimit > 0 {
 		v := s.CPULimit

@@ -101,11 +101,6 @@ func (sm *sampler) take(s *Session) Snapshot {
 	}
 	snap := Snapshot{
 		Elapsed:          now.Sub(s.start),
-		Scenario:         ctl.Scenario,
-		Look:             ctl.Look,
-		Paused:           ctl.Paused,
-		Workers:          ps.Size, // the size these per-worker figures are of
-		SuggestedWorkers: ctl.SuggestedWorkers,
 		Load:             st.Load,
 		Readouts:         st.Readouts,
 		GOMAXPROCS:       sys.GOMAXPROCS,
@@ -158,6 +153,9 @@ func (sm *sampler) take(s *Session) Snapshot {
 	snap.QueueDepthHistory = append([]float64(nil), sm.queue...)
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
+	snap.control(ctl)
+	snap.Workers = ps.Size // the size these per-worker figures are of
+	snap.Oversubscribed = float64(snap.Workers) > snap.UsableCPUs
 	return snap
 }
 

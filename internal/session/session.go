@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -57,6 +58,9 @@ type Session struct {
 	lag   *probe.LagProbe
 	sched *probe.SchedProbe
 	sys   *sysinfo.Reader
+	// cpus is read once at start: what the process may use (cgroup quota,
+	// affinity); the quota of a running container rarely changes.
+	cpus sysinfo.CPUs
 
 	// actions is the FIFO of Posted actions; one goroutine (control)
 	// applies them in order, so keys pressed in a burst land in the order
@@ -71,6 +75,8 @@ type Session struct {
 	scenName string
 	workers  int
 	paused   bool
+	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
+	gmpSource string
 
 	// lastMu guards last, the newest sample.
 	lastMu sync.Mutex
@@ -138,8 +144,9 @@ func New(c Config) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	cpus := sysinfo.ReadCPUs("/")
 	if c.Workers < 0 {
-		c.Workers = suggested(scen, runtime.NumCPU())
+		c.Workers = startWorkers(scen, cpus)
 	}
 
 	s := &Session{
@@ -149,6 +156,8 @@ func New(c Config) (*Session, error) {
 		sys:         sysinfo.NewReader(),
 		scenName:    c.Scenario,
 		workers:     c.Workers,
+		cpus:        cpus,
+		gmpSource:   gomaxprocsSource(),
 		samples:     make(chan Snapshot, 1024),
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
@@ -196,35 +205,51 @@ func (s *Session) env() scenarios.Env {
 	}
 }
 
-// Suggested is the pool size offtop starts with when --workers is not
-// given. A scenario with its own default (scenarios.DefaultWorkerser, such
-// as login's 4, libuv's thread pool) gets that, within 1..MaxWorkers.
-// Otherwise: the CPUs, one fewer for scenarios whose Loop must stay
-// responsive when that leaves at least 1 (seed 003: cores - 1), at least 1.
-func Suggested(scenario string, cpus int) int {
-	if scen, err := scenarios.New(scenario, scenarios.Config{}); err == nil {
-		if d, ok := scen.(scenarios.DefaultWorkerser); ok {
-			return min(max(d.DefaultWorkers(cpus), 1), MaxWorkers)
-		}
+// gomaxprocsSource is who set GOMAXPROCS at start: the GOMAXPROCS
+// environment variable, or the runtime (which then keeps updating it).
+func gomaxprocsSource() string {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return "env"
 	}
-	return cpuSuggested(scenario, cpus)
+	return "runtime"
 }
 
-// suggested is Suggested for a scenario already made.
-func suggested(scen scenarios.Scenario, cpus int) int {
+// Suggest is the pool size offtop suggests for scenario on these CPUs,
+// and the rule in one line: floor(min(affinity, quota)), at least 1, one
+// fewer for a scenario whose Loop must stay responsive (scenarios.LoopKeeper:
+// server, login; seed 003's cores - 1). See sysinfo.CPUs.Suggest.
+func Suggest(scenario string, cpus sysinfo.CPUs) (int, string) {
+	scen, err := scenarios.New(scenario, scenarios.Config{})
+	if err != nil {
+		return cpus.Suggest(false)
+	}
+	return suggest(scen, cpus)
+}
+
+func suggest(scen scenarios.Scenario, cpus sysinfo.CPUs) (int, string) {
+	k, ok := scen.(scenarios.LoopKeeper)
+	return cpus.Suggest(ok && k.KeepsLoop())
+}
+
+// StartWorkers is the pool size a run starts with when --workers is not
+// given: the scenario's own default where it has one
+// (scenarios.DefaultWorkerser: login's 4, libuv's thread pool; io's 4),
+// within 1..MaxWorkers, else the suggestion.
+func StartWorkers(scenario string, cpus sysinfo.CPUs) int {
+	scen, err := scenarios.New(scenario, scenarios.Config{})
+	if err != nil {
+		n, _ := cpus.Suggest(false)
+		return n
+	}
+	return startWorkers(scen, cpus)
+}
+
+func startWorkers(scen scenarios.Scenario, cpus sysinfo.CPUs) int {
 	if d, ok := scen.(scenarios.DefaultWorkerser); ok {
-		return min(max(d.DefaultWorkers(cpus), 1), MaxWorkers)
+		return min(max(d.DefaultWorkers(cpus.NumCPU), 1), MaxWorkers)
 	}
-	return cpuSuggested(scen.Name(), cpus)
-}
-
-// cpuSuggested is the CPU-based suggestion.
-func cpuSuggested(scenario string, cpus int) int {
-	n := cpus
-	if (scenario == "server" || scenario == "login") && n > 1 {
-		n--
-	}
-	return max(n, 1)
+	n, _ := suggest(scen, cpus)
+	return n
 }
 
 // Samples returns a channel receiving every sample the sampler takes, in
@@ -248,13 +273,26 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
+	snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, s.cpus)
 	if s.scen != nil {
-		snap.SuggestedWorkers = suggested(s.scen.Scenario, snap.NumCPU)
+		snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, s.cpus)
 		snap.Look = s.scen.Look()
-	} else {
-		snap.SuggestedWorkers = Suggested(s.scenName, snap.NumCPU)
 	}
+	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
+	snap.UsableCPUs = s.cpus.Usable()
+	snap.Oversubscribed = float64(snap.Workers) > snap.UsableCPUs
+	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()
+	snap.GOMAXPROCSSource = s.gmpSource
 	return snap
+}
+
+// control copies the control state of ctl (an overlay) into s.
+func (s *Snapshot) control(ctl Snapshot) {
+	s.Scenario, s.Look, s.Paused, s.Workers = ctl.Scenario, ctl.Look, ctl.Paused, ctl.Workers
+	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
+	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
+	s.Oversubscribed = ctl.Oversubscribed
+	s.RuntimeGOMAXPROCS, s.GOMAXPROCSSource = ctl.RuntimeGOMAXPROCS, ctl.GOMAXPROCSSource
 }
 
 // Post queues a for the control goroutine and returns at once; the

@@ -21,11 +21,28 @@ type Snapshot struct {
 	Paused bool
 
 	// Workers is the pool's target size; 0 means inline on the Loop.
-	Workers          int
-	GOMAXPROCS       int
-	NumCPU           int
-	CPULimit         float64 // CPUs allowed by a cgroup quota; 0 when none
+	Workers    int
+	GOMAXPROCS int
+	// GOMAXPROCSSource says who set GOMAXPROCS: "runtime" (Go's default,
+	// still updated by the runtime), "env" (the GOMAXPROCS variable) or
+	// "offtop" (g, G or --gomaxprocs); RuntimeGOMAXPROCS is what the runtime
+	// would pick (sysinfo.CPUs.RuntimeDefaultGOMAXPROCS).
+	GOMAXPROCSSource  string
+	RuntimeGOMAXPROCS int
+	NumCPU            int
+	CPULimit          float64 // CPUs allowed by a cgroup quota; 0 when none or unknown
+	// AffinityCPUs is the CPUs in the affinity mask (0: unknown); UsableCPUs
+	// is min(affinity, quota) unrounded; CPUWarning says in one line why a
+	// limit is unknown ("" when all was read).
+	AffinityCPUs int
+	UsableCPUs   float64
+	CPUWarning   string
+	// SuggestedWorkers is the pool size offtop suggests, SuggestedRule the
+	// rule that gave it ("suggest 1 = floor(1.5 CPU quota)").
 	SuggestedWorkers int
+	SuggestedRule    string
+	// Oversubscribed: more workers than usable CPUs.
+	Oversubscribed bool
 
 	// Pool counts since the session started:
 	// Submitted = Completed + Failed + TimedOut + Running + Queued (issue 3;
