@@ -39,6 +39,10 @@ type Config struct {
 	Window     time.Duration // sliding window of percentiles
 	Scale      float64       // work size multiplier; 1 when 0
 	MaxQueue   int           // pool queue bound; 0 = unbounded
+	// GOMAXPROCS, when > 0, sets GOMAXPROCS at start (clamped to
+	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
+	// runtime.
+	GOMAXPROCS int
 	Scenarios  scenarios.Config
 }
 
@@ -175,6 +179,10 @@ func New(c Config) (*Session, error) {
 		s.sys.Close()
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	if c.GOMAXPROCS > 0 {
+		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
+		s.gmpSource = "offtop"
+	}
 	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
 	if err := scen.Start(s.env()); err != nil {
@@ -283,6 +291,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Oversubscribed = float64(snap.Workers) > snap.UsableCPUs
 	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()
 	snap.GOMAXPROCSSource = s.gmpSource
+	snap.GOMAXPROCS = runtime.GOMAXPROCS(0) // cheap: reads, sets nothing
 	return snap
 }
 
@@ -373,6 +382,17 @@ func (s *Session) apply(a Action) error {
 		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
 			c.ToggleCPU()
 		}
+	case AddGOMAXPROCS:
+		n := min(max(runtime.GOMAXPROCS(0)+a.N, 1), runtime.NumCPU())
+		runtime.GOMAXPROCS(n) // resizing the pool never does this; only this action
+		s.mu.Lock()
+		s.gmpSource = "offtop"
+		s.mu.Unlock()
+	case DefaultGOMAXPROCS:
+		runtime.SetDefaultGOMAXPROCS()
+		s.mu.Lock()
+		s.gmpSource = "runtime"
+		s.mu.Unlock()
 	default:
 		return fmt.Errorf("%w: kind %d", ErrAction, a.Kind)
 	}
@@ -432,6 +452,9 @@ func (s *Session) Close() {
 		<-s.controlDone
 		s.scen.Stop() // the control goroutine is gone: nobody swaps scen now
 		s.shutdown()
+		if s.gmpSource == "offtop" {
+			runtime.SetDefaultGOMAXPROCS() // leave the process as we found it
+		}
 		close(s.samples)
 	})
 }

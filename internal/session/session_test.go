@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"runtime"
 	"testing"
 	"time"
 
@@ -251,5 +252,67 @@ func TestScenarioKeysReachTheirScenario(t *testing.T) {
 		}
 		waitFor(t, c.scenario+"'s load text to change", func() bool { return s.Snapshot().Load != before })
 		s.Close()
+	}
+}
+
+// TestGOMAXPROCSKeys: g lowers GOMAXPROCS and says offtop set it; = gives
+// it back to the runtime. Resizing the pool never changes it.
+func TestGOMAXPROCSKeys(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	defer runtime.SetDefaultGOMAXPROCS()
+	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	before := s.Snapshot().GOMAXPROCS
+	if err := s.Apply(Action{Kind: SetWorkers, N: 8}); err != nil || s.Snapshot().GOMAXPROCS != before {
+		t.Fatalf("resizing the pool changed GOMAXPROCS: %v", err)
+	}
+	if err := s.Apply(Action{Kind: AddGOMAXPROCS, N: -64}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := s.Snapshot(); snap.GOMAXPROCS != 1 || snap.GOMAXPROCSSource != "offtop" {
+		t.Errorf("after g: GOMAXPROCS %d set by %q, want 1 by offtop", snap.GOMAXPROCS, snap.GOMAXPROCSSource)
+	}
+	if err := s.Apply(Action{Kind: AddGOMAXPROCS, N: 64}); err != nil || s.Snapshot().GOMAXPROCS != runtime.NumCPU() {
+		t.Errorf("G past NumCPU: %d, %v", s.Snapshot().GOMAXPROCS, err)
+	}
+	if err := s.Apply(Action{Kind: DefaultGOMAXPROCS}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := s.Snapshot(); snap.GOMAXPROCSSource != "runtime" || snap.GOMAXPROCS != snap.RuntimeGOMAXPROCS {
+		t.Errorf("after =: GOMAXPROCS %d by %q, runtime default %d", snap.GOMAXPROCS, snap.GOMAXPROCSSource, snap.RuntimeGOMAXPROCS)
+	}
+}
+
+// TestSpeedupFollowsGOMAXPROCS: count at 2 workers speeds up with 2 Ps and
+// stays near 1 with GOMAXPROCS 1, whatever the workers (issue 4).
+func TestSpeedupFollowsGOMAXPROCS(t *testing.T) {
+	if testing.Short() || runtime.NumCPU() < 2 {
+		t.Skip("real batches on 2 CPUs")
+	}
+	defer runtime.SetDefaultGOMAXPROCS()
+	speedup := func(gmp int) float64 {
+		s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.1, GOMAXPROCS: gmp})
+		defer s.Close()
+		var last float64
+		waitFor(t, "3 batches", func() bool {
+			snap := s.Snapshot()
+			var n float64
+			for _, r := range snap.Readouts {
+				switch {
+				case r.Key == "batches" && r.Known:
+					n = r.Value
+				case r.Key == "speedup" && r.Known:
+					last = r.Value
+				}
+			}
+			return n >= 3
+		})
+		return last
+	}
+	one := speedup(1)
+	t.Logf("count speed-up at 2 workers: GOMAXPROCS 1 %.2f", one)
+	if one > 1.3 {
+		t.Errorf("speed-up %.2f at GOMAXPROCS 1: more than one core's worth", one)
 	}
 }

@@ -124,6 +124,12 @@ const (
 	// ToggleCPU turns the CPU work before each task's I/O on or off (io's
 	// c); others ignore it (scenarios.CPUToggler).
 	ToggleCPU
+	// AddGOMAXPROCS changes GOMAXPROCS by N within 1..NumCPU (g and G),
+	// to emulate a smaller machine; the runtime then stops updating it.
+	AddGOMAXPROCS
+	// DefaultGOMAXPROCS gives GOMAXPROCS back to the runtime
+	// (runtime.SetDefaultGOMAXPROCS; the = key).
+	DefaultGOMAXPROCS
 )
 
 // Action is a request to change the session, applied by Session.Apply.
