@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -34,10 +36,11 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 // options is everything the flags say.
 type options struct {
-	session  session.Config
-	duration time.Duration
-	headless bool
-	keys     []step
+	session   session.Config
+	duration  time.Duration
+	headless  bool
+	noSummary bool
+	keys      []step
 }
 
 const usageText = `usage: offtop [flags]            live dashboard
@@ -55,10 +58,15 @@ flags:
   --stall D           stall scenario: stall length (default 100ms)
   --stall-every D     stall scenario: period (default 1s)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q"
+  --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q" (below)
+  --no-summary        print no summary at the end (stdout in the TUI,
+                      stderr with --headless)
   --version           print the version
   --help              this text
-keys: + - up down 0-9 [ ] tab space r ? q ctrl+c`
+keys: + - up down 0-9 [ ] tab space r s S c ? q ctrl+c
+--keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
+  duration from the start (0s, 1.5s, 2m), KEY one of the keys above; steps
+  run in offset order, equal offsets in written order`
 
 // shortUsage follows a usage error.
 const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"
@@ -78,6 +86,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
 	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
 	fs.BoolVar(&o.headless, "headless", false, "")
+	fs.BoolVar(&o.noSummary, "no-summary", false, "")
 	keys := fs.String("keys", "", "")
 	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -151,8 +160,18 @@ func flagError(err error) string {
 	return msg
 }
 
-// run is main without os.Exit: it returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// run is main without os.Exit: it returns the exit code. A panic on any
+// goroutine offtop starts (crash.Go, crash.Recover), this one included,
+// ends the run with the terminal restored, one line on stderr and exit 1.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	cr := newCrasher(stderr)
+	defer crash.SetHandler(cr.handle)()
+	defer func() {
+		if cr.isCrashed() {
+			code = cr.fail()
+		}
+	}()
+	defer crash.Recover()
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(args[1:], stdout, stderr)
 	}
@@ -179,13 +198,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if o.headless {
-		return exitCode(runHeadless(o, stdout), stderr)
+		err = runHeadless(o, stdout, stderr, cr)
+	} else {
+		if !isTerminal(stdout) {
+			fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+			return exitUsage
+		}
+		err = runTUI(o, stdout, cr)
 	}
-	if !isTerminal(stdout) {
-		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
-		return exitUsage
+	if cr.isCrashed() {
+		return cr.fail()
 	}
-	return exitCode(runTUI(o, stdout), stderr)
+	return exitCode(err, stderr)
 }
 
 // exitCode maps a run's error to an exit code, printing it on one line.

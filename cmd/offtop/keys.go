@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,32 +16,47 @@ type step struct {
 	Key    string
 }
 
-// parseKeys reads a script of OFFSET:KEY steps separated by spaces or
-// commas, e.g. "2s:4 4s:+ 6s:0 8s:q". OFFSET is a Go duration from the
-// start (>= 0); KEY is any key the dashboard takes (ui.Keys). Steps run in
-// offset order; equal offsets keep their written order.
+// parseKeys reads a --keys script, the mini-language of scripted sessions:
+//
+//	script = step { sep step }
+//	sep    = one or more of: space, comma, tab, newline, carriage return
+//	step   = OFFSET ":" KEY
+//
+// OFFSET is a Go duration (time.ParseDuration: "0s", "1.5s", "1500ms",
+// "2m") from the start of the run, >= 0. KEY is any key the dashboard
+// takes, exactly as ui.Keys spells it: + - up down 0..9 [ ] tab space r
+// s S c ? q ctrl+c. E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order;
+// equal offsets keep their written order. An empty script has no steps.
+//
+// A bad step is an error on one line that names the step and says why.
+// formatKeys(steps) parses back to steps (the fuzz test pins it).
 func parseKeys(script string) ([]step, error) {
-	fields := strings.FieldsFunc(script, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+	fields := strings.FieldsFunc(script, isKeySep)
 	steps := make([]step, 0, len(fields))
-	for _, f := range fields {
+	for i, f := range fields {
 		off, key, ok := strings.Cut(f, ":")
 		if !ok || key == "" {
-			return nil, fmt.Errorf("step %q: want OFFSET:KEY, e.g. 2s:4", f)
+			return nil, fmt.Errorf("step %d %q: want OFFSET:KEY, e.g. 2s:4", i+1, f)
 		}
 		d, err := time.ParseDuration(off)
 		if err != nil {
-			return nil, fmt.Errorf("step %q: offset %q is not a duration like 2s or 1500ms", f, off)
+			return nil, fmt.Errorf("step %d %q: offset %q is not a duration like 2s or 1500ms", i+1, f, off)
 		}
 		if d < 0 {
-			return nil, fmt.Errorf("step %q: offset is negative", f)
+			return nil, fmt.Errorf("step %d %q: offset is negative", i+1, f)
 		}
 		if !slices.Contains(ui.Keys(), key) {
-			return nil, fmt.Errorf("step %q: unknown key %q (keys: %s)", f, key, strings.Join(ui.Keys(), " "))
+			return nil, fmt.Errorf("step %d %q: unknown key %q (keys: %s)", i+1, f, key, strings.Join(ui.Keys(), " "))
 		}
 		steps = append(steps, step{d, key})
 	}
-	slices.SortStableFunc(steps, func(a, b step) int { return int(a.Offset - b.Offset) })
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.Offset, b.Offset) })
 	return steps, nil
+}
+
+// isKeySep reports whether r separates the steps of a --keys script.
+func isKeySep(r rune) bool {
+	return r == ' ' || r == ',' || r == '\t' || r == '\n' || r == '\r'
 }
 
 // formatKeys writes steps back as a script parseKeys accepts.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -8,33 +9,58 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
 
-// runTUI runs the dashboard until q, ctrl+c, --duration, SIGINT or SIGTERM.
-// Bubble Tea restores the terminal on each of these and on a panic in the
-// UI path.
-func runTUI(o options, w io.Writer) error {
+// runTUI runs the dashboard until q, ctrl+c, --duration, SIGINT, SIGTERM or
+// SIGHUP, then prints the summary (unless --no-summary) on the normal
+// screen. Bubble Tea restores the terminal on each of these; a panic
+// anywhere offtop recovers it (crash, ui) goes to cr, which stops the
+// program, so Bubble Tea restores the terminal then too (cr has the last
+// word if that hangs). A second signal exits at once, terminal restored.
+//
+// The screen is redrawn only when what it shows changes: on the UI's
+// sample tick (every --interval, one Snapshot read) and on keys; Bubble
+// Tea's renderer writes nothing for an unchanged view, so an idle
+// dashboard costs no bytes between samples.
+func runTUI(o options, w io.Writer, cr *crasher) error {
+	start := time.Now()
 	s, err := session.New(o.session)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	closed := false
+	defer func() {
+		if !closed && !cr.isCrashed() { // after a panic the session may never close
+			s.Close()
+		}
+	}()
+
+	// The one reader of Samples: the summary's.
+	sm := &summary{first: o.session.Scenario}
+	sumDone := make(chan struct{})
+	collectSummary(s.Samples(), sm, samplesPanicHook(start), sumDone)
+
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
-	p := tea.NewProgram(ui.New(s, o.session.Interval), tea.WithOutput(w), tea.WithoutSignals())
-	sig := make(chan os.Signal, 1)
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals())
+	cr.setStop(p.Kill)
+	cr.setRestore(terminalRestorer(w))
+	defer cr.setStop(nil)
+	defer cr.setRestore(nil)
+
+	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, stopSignals...)
 	defer signal.Stop(sig)
 	var got atomic.Pointer[os.Signal]
-
 	stop := make(chan struct{})
 	defer close(stop)
-	start := time.Now()
-	go playKeys(o.keys, start, stop, func(key string) { p.Send(ui.KeyMsg(key)) })
+	crash.Go(func() { playKeys(o.keys, start, stop, func(key string) { p.Send(ui.KeyMsg(key)) }) })
 	if o.duration > 0 {
-		go func() {
+		crash.Go(func() {
 			t := time.NewTimer(o.duration)
 			defer t.Stop()
 			select {
@@ -42,17 +68,54 @@ func runTUI(o options, w io.Writer) error {
 			case <-t.C:
 				p.Quit()
 			}
-		}()
+		})
 	}
-	go func() {
-		select {
-		case <-stop:
-		case sg := <-sig:
-			got.Store(&sg)
-			p.Quit()
+	var ended atomic.Bool // the dashboard has closed; the session is closing
+	crash.Go(func() {
+		// The first signal stops and restores; a second, or one after the
+		// dashboard has closed (a slow Close), exits at once.
+		first := true
+		for {
+			select {
+			case <-stop:
+				return
+			case sg := <-sig:
+				if first && !ended.Load() {
+					first = false
+					got.Store(&sg)
+					p.Quit()
+					continue
+				}
+				cr.restoreTerminal()
+				fmt.Fprintf(cr.stderr, "offtop: %v again: exiting at once\n", sg)
+				code := exitError
+				if se, ok := asSignalError(sg).(*signalError); ok {
+					code = 128 + int(se.sig)
+				}
+				cr.exit(code)
+				return
+			}
 		}
-	}()
+	})
+
 	_, err = p.Run()
+	ended.Store(true)
+	if cr.isCrashed() {
+		return nil // run prints the panic
+	}
+	cr.setRestore(nil) // Bubble Tea has restored the terminal
+	s.Close()
+	closed = true
+	<-sumDone
+	if cr.isCrashed() {
+		return nil
+	}
+	if !o.noSummary {
+		sm.Finish(time.Since(start))
+		if werr := sm.Write(w); werr != nil && err == nil {
+			err = writeErr(werr)
+		}
+	}
 	if sg := got.Load(); sg != nil {
 		return asSignalError(*sg)
 	}

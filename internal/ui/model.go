@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -98,7 +99,7 @@ func New(src Source, interval time.Duration) Model {
 
 // Init reads a first sample at once and starts the tick.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.sampleCmd(), m.tickCmd())
+	return safe(tea.Batch(m.sampleCmd(), m.tickCmd()))
 }
 
 func (m Model) tickCmd() tea.Cmd {
@@ -129,8 +130,17 @@ func (m *Model) take(s sample) {
 	}
 }
 
-// Update handles ticks, samples, keys and resizes.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update handles ticks, samples, keys and resizes. A panic in it, or in a
+// Cmd it returns, goes to crash's handler (see safe.go); the model is then
+// returned unchanged.
+func (m Model) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
+	next = m
+	defer crash.Recover()
+	next, cmd = m.update(msg)
+	return next, safe(cmd)
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
 		return m, tea.Batch(m.sampleCmd(), m.tickCmd())
@@ -166,8 +176,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // View formats the last Snapshot for the current size in the alt screen.
-func (m Model) View() tea.View {
-	v := tea.NewView(render(m.snap, m.width, m.height, m.help, m.lastErr))
+// A panic in it goes to crash's handler and leaves the screen empty (still
+// the alt screen) until the handler stops the program.
+func (m Model) View() (v tea.View) {
 	v.AltScreen = true
+	defer crash.Recover()
+	v.SetContent(render(m.snap, m.width, m.height, m.help, m.lastErr))
 	return v
 }

@@ -56,6 +56,16 @@ var (
 // level is a threshold band: 0 fine, 1 warm, 2 hot.
 type level int
 
+// styledMark is the mark in the level's colour; a fine level's mark is a
+// plain space (a coloured blank costs a recording ~20 bytes a cell a frame
+// and shows nothing).
+func (l level) styledMark() string {
+	if l == 0 {
+		return " "
+	}
+	return l.style().Render(l.mark())
+}
+
 func (l level) mark() string {
 	switch l {
 	case 2:
@@ -99,6 +109,18 @@ func probeLevel(s hist.Summary) level {
 		return 1
 	}
 	return 0
+}
+
+// MarkProbeP99 styles text, a figure for a Loop-probe p99 of p99, as the
+// dashboard does: coloured by threshold and followed by its mark ("!" hot,
+// "▲" warm, " " fine), so a monochrome copy reads the same. The exit
+// summary uses it.
+func MarkProbeP99(text string, p99 time.Duration) string {
+	lv := probeLevel(hist.Summary{P99: p99, Count: 1})
+	if lv == 0 {
+		return text + " "
+	}
+	return lv.style().Render(text) + lv.styledMark()
 }
 
 // Render formats s for a screen of width x height cells: at most height
@@ -391,7 +413,7 @@ func barCell(it barItem, lw, cellW int) string {
 		}
 	}
 	label := fit(it.label, lw)
-	text := "busy " + fmtPct(busy) + lv.style().Render(lv.mark()) + " " + tail
+	text := "busy " + fmtPct(busy) + lv.styledMark() + " " + tail
 	return label + " [" + bar + "] " + text
 }
 
@@ -593,7 +615,7 @@ func latencyTable(s session.Snapshot, w, n int) []string {
 				if lv > 0 {
 					cell = lv.style().Render(cell)
 				}
-				mark = lv.style().Render(lv.mark())
+				mark = lv.styledMark()
 			}
 			line += cell + mark
 		}
@@ -603,23 +625,32 @@ func latencyTable(s session.Snapshot, w, n int) []string {
 	return out
 }
 
+// chartStep is the time one chart column stands for, at least one sample:
+// a column per second (the highest value of its samples) rather than per
+// sample keeps the charts still between seconds, so a recording does not
+// redraw both charts, scrolled, four times a second, and shows 4x the time.
+const chartStep = time.Second
+
 // charts draws probe p99 and queue depth history side by side, or stacked
 // when the width is short, in exactly h lines.
 func charts(s session.Snapshot, w, h int) []string {
 	win, _ := windowLabel(s)
+	per := samplesPerColumn(s.Interval)
+	probe := bucketMax(s.ProbeP99History, per, sampleIndex(s))
+	queue := bucketMax(s.QueueDepthHistory, per, sampleIndex(s))
 	capProbe := func(cw int) string {
-		span := historySpan(s, s.ProbeP99History, cw)
+		span := historySpan(s, len(probe), per, cw)
 		return caption(cw, "loop probe p99 ms (corrected, "+win+")"+span, "loop p99 ms"+span, "loop p99 ms")
 	}
 	capQueue := func(cw int) string {
-		span := historySpan(s, s.QueueDepthHistory, cw)
+		span := historySpan(s, len(queue), per, cw)
 		return caption(cw, "pool queue depth"+span, "queue depth"+span, "queue depth")
 	}
 	if w >= 2*minChartW+colGap {
 		lw := (w - colGap) / 2
 		rw := w - colGap - lw
-		l := chart(s.ProbeP99History, lw, h, capProbe(lw))
-		r := chart(s.QueueDepthHistory, rw, h, capQueue(rw))
+		l := chart(probe, lw, h, capProbe(lw))
+		r := chart(queue, rw, h, capQueue(rw))
 		out := make([]string, h)
 		for i := range out {
 			out[i] = l[i] + strings.Repeat(" ", colGap) + r[i]
@@ -627,8 +658,59 @@ func charts(s session.Snapshot, w, h int) []string {
 		return out
 	}
 	top := h / 2
-	out := chart(s.ProbeP99History, w, top, capProbe(w))
-	return append(out, chart(s.QueueDepthHistory, w, h-top, capQueue(w))...)
+	out := chart(probe, w, top, capProbe(w))
+	return append(out, chart(queue, w, h-top, capQueue(w))...)
+}
+
+// samplesPerColumn is how many samples one chart column holds: chartStep
+// over the interval, at least 1.
+func samplesPerColumn(interval time.Duration) int {
+	if interval <= 0 {
+		return 1
+	}
+	return max(int(math.Round(float64(chartStep)/float64(interval))), 1)
+}
+
+// sampleIndex is the number of the newest sample since the start (its due
+// time over the interval), so buckets stay aligned to the run's seconds as
+// the history slides; 0 when unknown.
+func sampleIndex(s session.Snapshot) int {
+	if s.Interval <= 0 {
+		return 0
+	}
+	return int(math.Round(float64(s.Elapsed) / float64(s.Interval)))
+}
+
+// bucketMax groups series (oldest first, its last point sample number
+// last) into buckets of per samples aligned to sample numbers, and returns
+// the highest finite value of each (NaN for a bucket with none). The last
+// bucket may be partial: it grows until its second is over.
+func bucketMax(series []float64, per, last int) []float64 {
+	if per <= 1 || len(series) == 0 {
+		return series
+	}
+	first := last - len(series) + 1 // sample number of series[0]
+	var out []float64
+	bucket := math.MinInt
+	for i, v := range series {
+		b := floorDiv(first+i, per)
+		if b != bucket {
+			out = append(out, math.NaN())
+			bucket = b
+		}
+		if !math.IsNaN(v) && !math.IsInf(v, 0) && (math.IsNaN(out[len(out)-1]) || v > out[len(out)-1]) {
+			out[len(out)-1] = v
+		}
+	}
+	return out
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // caption is the first of texts that fits in w cells, bold.
@@ -641,16 +723,17 @@ func caption(w int, texts ...string) string {
 	return styleBold.Render(texts[len(texts)-1])
 }
 
-// historySpan is ", last 7.5s" for the points a chart of width cw shows.
-func historySpan(s session.Snapshot, series []float64, cw int) string {
-	n := min(len(series), max(cw-chartOverhead, 0))
+// historySpan is ", last 40s" for the columns a chart of width cw shows,
+// n columns of per samples each available.
+func historySpan(s session.Snapshot, n, per, cw int) string {
+	n = min(n, max(cw-chartOverhead, 0))
 	if n == 0 {
 		return ""
 	}
 	if s.Interval <= 0 {
-		return fmt.Sprintf(", last %d samples", n)
+		return fmt.Sprintf(", last %d samples", n*per)
 	}
-	return ", last " + fmtSeconds((s.Interval * time.Duration(n)).Seconds())
+	return ", last " + fmtSeconds((s.Interval * time.Duration(n*per)).Seconds())
 }
 
 // helpBody is the ? screen: every binding, then what the marks mean.
@@ -675,6 +758,7 @@ func helpBody(s session.Snapshot, w, avail int) []string {
 		"bars: | busy on a CPU (all of busy when on-CPU time is unknown), : busy off a CPU (waiting for a core or for I/O); ↓ a retiring worker (ends after its task).",
 		"marks: " + markWarm + " busy >= 60% or probe p99 > 10 ms; " + markHot + " busy >= 90% or probe p99 > 50 ms.",
 		"CPU N% now: process CPU over the last interval, 100% = one core busy; then CPU seconds since start in the wall time since start.",
+		"charts: one column per " + fmtDur(chartStep) + " (per sample when the interval is longer), the highest value of its samples.",
 		"loop probe: lateness of a callback due every " + res + " on the Loop; corrected adds the samples a stalled probe missed (coordinated omission).",
 		"sched probe: the same on a free goroutine. runtime /sched/latencies: how long runnable goroutines waited for a CPU.",
 		"n/a: no data yet.",

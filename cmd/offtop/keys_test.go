@@ -1,0 +1,98 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/ui"
+)
+
+func TestParseKeys(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   []step
+	}{
+		{"", []step{}},
+		{" , ", []step{}},
+		{"2s:1 4s:4 6s:0 8s:q", []step{{2 * time.Second, "1"}, {4 * time.Second, "4"}, {6 * time.Second, "0"}, {8 * time.Second, "q"}}},
+		{"1.5s:+,1500ms:-\t0s:space\n3m:ctrl+c\r\n", []step{{0, "space"}, {1500 * time.Millisecond, "+"}, {1500 * time.Millisecond, "-"}, {3 * time.Minute, "ctrl+c"}}},
+		{"5s:tab 1s:? 1s:[ 1s:]", []step{{time.Second, "?"}, {time.Second, "["}, {time.Second, "]"}, {5 * time.Second, "tab"}}},
+		{"0s:up 0s:down 0s:r 0s:s 0s:S 0s:c", []step{{0, "up"}, {0, "down"}, {0, "r"}, {0, "s"}, {0, "S"}, {0, "c"}}},
+	} {
+		got, err := parseKeys(c.script)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("parseKeys(%q) = %v, %v; want %v", c.script, got, err, c.want)
+		}
+	}
+}
+
+// TestParseKeysErrorsNameTheStep: each bad step is one line naming the
+// step (its number and text) and why.
+func TestParseKeysErrorsNameTheStep(t *testing.T) {
+	for _, c := range []struct{ script, want string }{
+		{"2s", `step 1 "2s": want OFFSET:KEY`},
+		{"1s:4 2s:", `step 2 "2s:": want OFFSET:KEY`},
+		{"xs:4", `step 1 "xs:4": offset "xs" is not a duration`},
+		{":4", `step 1 ":4": offset "" is not a duration`},
+		{"4:4", `step 1 "4:4": offset "4" is not a duration`},
+		{"-1s:4", `step 1 "-1s:4": offset is negative`},
+		{"1s:1 2s:z", `step 2 "2s:z": unknown key "z" (keys: +`},
+		{"2s:g", `unknown key "g"`},
+		{"2s:Q", `unknown key "Q"`},
+		{"2s:4:5", `unknown key "4:5"`},
+		{"2s:\x1b", `unknown key "\x1b"`},
+		{"99999999999h:q", `is not a duration`},
+	} {
+		_, err := parseKeys(c.script)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("parseKeys(%q) error %v, want one line with %q", c.script, err, c.want)
+		}
+	}
+}
+
+func TestFormatKeysEveryKey(t *testing.T) {
+	var steps []step
+	for i, k := range ui.Keys() {
+		steps = append(steps, step{time.Duration(i) * 250 * time.Millisecond, k})
+	}
+	got, err := parseKeys(formatKeys(steps))
+	if err != nil || !slices.Equal(got, steps) {
+		t.Errorf("round trip of every key: %v, %v", got, err)
+	}
+}
+
+// FuzzParseKeys: no script makes parseKeys panic, and every script it
+// accepts round-trips through formatKeys. Its errors are one line.
+// go test -fuzz FuzzParseKeys ./cmd/offtop
+func FuzzParseKeys(f *testing.F) {
+	for _, s := range []string{
+		"", "2s:1 4s:4 6s:0 8s:q", "1.5s:+,1500ms:-", "0s:space\n3m:ctrl+c",
+		"5s:tab 1s:? 1s:[", "2s", "xs:4", "-1s:4", "2s:z", "1h2m3.5s:up,,  0s:down",
+		"9223372036854775807ns:q", "2s:4:5", ":", ",:,",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		steps, err := parseKeys(script)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error on more than one line: %q", err)
+			}
+			return
+		}
+		again, err := parseKeys(formatKeys(steps))
+		if err != nil {
+			t.Fatalf("formatKeys(%v) = %q does not parse: %v", steps, formatKeys(steps), err)
+		}
+		if !slices.Equal(steps, again) {
+			t.Fatalf("round trip: %v -> %q -> %v", steps, formatKeys(steps), again)
+		}
+		for i, s := range steps {
+			if s.Offset < 0 || !slices.Contains(ui.Keys(), s.Key) || (i > 0 && steps[i-1].Offset > s.Offset) {
+				t.Fatalf("accepted a bad step %v in %v", s, steps)
+			}
+		}
+	})
+}
