@@ -3,6 +3,7 @@ package pool
 import (
 	"errors"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -432,6 +433,7 @@ func (p *Pool) removeIdle(w *worker) {
 // they did not run in parallel: BenchmarkDispatch/pool-2workers read 4.7 us
 // per task that way, 0.9 us with one lock per run.)
 func (p *Pool) work(w *worker, t *task) {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	var th threadLock
 	counted := true // this goroutine counts in p.wg
 	defer func() {
@@ -483,6 +485,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 	if t.timeout > 0 {
 		p.timerWG.Add(1)
 		t.timer = time.AfterFunc(t.timeout, func() {
+			defer guard.Recover()
 			defer p.timerWG.Done()
 			p.expire(w, t, start)
 		})

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	guard "github.com/offtop/offtop/internal/crash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,7 @@ func (p *LagProbe) sample() {
 }
 
 func (p *LagProbe) run() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(p.done)
 	w := waitState{fd: p.fd}
 	k := int64(1)

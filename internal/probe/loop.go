@@ -1,6 +1,7 @@
 package probe
 
 import (
+	guard "github.com/offtop/offtop/internal/crash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,6 +135,7 @@ func (l *Loop) Close() {
 // goroutine cannot be saved; its deferred function starts a replacement, so
 // the Loop goes on.
 func (l *Loop) run() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	exited := false
 	defer func() {
 		if exited {
@@ -219,6 +221,7 @@ func (l *Loop) finish(end time.Time, panicked bool) (done chan struct{}) {
 // runLate runs a callback posted after Close on the calling goroutine. A
 // runtime.Goexit in fn is counted as a panic, as on the Loop.
 func (l *Loop) runLate(t task) {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	ok := false
 	defer func() {
 		l.lateRan.Add(1)

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"crypto/sha256"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -229,6 +230,7 @@ func (b *breakeven) stopped() bool {
 // progress and starts the cycle over at inline, whose digests are the
 // answer the pool batches are checked against.
 func (b *breakeven) drive() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer b.wg.Done()
 	var (
 		payloads [][]byte

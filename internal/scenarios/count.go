@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,6 +104,7 @@ func (c *count) Start(env Env) error {
 // drive measures the 1-worker reference on its own goroutine, then runs
 // batches through the pool until stopped.
 func (c *count) drive(env Env) {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer c.wg.Done()
 	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1)
 	if r.aborted {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -200,6 +201,7 @@ func (c *crash) Start(env Env) error {
 // the tasks that fall due every crashTick, open-loop: never waiting on a
 // task.
 func (c *crash) drive() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer c.wg.Done()
 	quiet := time.Now().Add(crashQuietWait)
 	for {

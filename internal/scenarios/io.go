@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"io"
 	"net"
 	"net/http"
@@ -143,6 +144,7 @@ func (s *ioScenario) Start(env Env) error {
 	s.since.Store(time.Now().UnixNano())
 	s.srvWG.Add(1)
 	go func() {
+		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 		defer s.srvWG.Done()
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.errs.Add(1)
@@ -188,6 +190,7 @@ func ioDueAt(k int64, rate int) time.Duration {
 // generator was not scheduled are submitted at once, none is skipped. A
 // rate change, or a resume after Pause, starts a new t0.
 func (s *ioScenario) generate() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer s.genWG.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()

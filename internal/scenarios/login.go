@@ -6,6 +6,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -188,6 +189,7 @@ func (l *login) sleep(d time.Duration) bool {
 // for all of them, rests for the gap, and again. Bursts never overlap: on
 // a small machine at scale 1 a burst takes longer than the gap.
 func (l *login) bursts() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer l.wg.Done()
 	t0 := time.Now()
 	for i := range l.want {
@@ -270,6 +272,7 @@ func (l *login) hash(user int, finish func()) {
 // reader submits a file read every readEvery, open-loop: due times are
 // t0 + k*readEvery whatever the reads before did.
 func (l *login) reader() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer l.wg.Done()
 	everyTick(l.readEvery, l.stop, func() {
 		if !l.paused.Load() {

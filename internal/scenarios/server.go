@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"io"
 	"net"
 	"net/http"
@@ -114,12 +115,14 @@ func (s *server) Start(env Env) error {
 	s.runs = map[string][]context.CancelFunc{}
 	s.wg.Add(2)
 	go func() {
+		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 		defer s.wg.Done()
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.wrong.Add(1)
 		}
 	}()
 	go func() {
+		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 		defer s.wg.Done()
 		s.pinger()
 	}()
@@ -175,6 +178,7 @@ func (s *server) setClients(n int) {
 			runs = append(runs, cancel)
 			s.wg.Add(1)
 			go func() {
+				defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 				defer s.wg.Done()
 				s.closedLoop(ctx, route, e)
 			}()
@@ -231,6 +235,7 @@ func (s *server) pinger() {
 		}
 		wg.Add(1)
 		go func() {
+			defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 			defer wg.Done()
 			t := time.Now()
 			body, err := s.get(s.ctx, "/ping", pingTimeout)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,7 @@ func (s *stall) Start(env Env) error {
 	s.stop = make(chan struct{})
 	s.wg.Add(1)
 	go func() {
+		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 		defer s.wg.Done()
 		k := 0
 		everyTick(s.period, s.stop, func() {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"time"
 
@@ -26,6 +27,7 @@ type sampler struct {
 // run is the sampler goroutine: one sample every Interval, never on the
 // Loop, until stop.
 func (s *Session) run() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(s.done)
 	var sm sampler
 	sm.prime(s)

@@ -6,6 +6,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"os"
 	"runtime"
@@ -327,6 +328,7 @@ func (s *Session) Apply(a Action) error { return <-s.Post(a) }
 
 // control applies posted actions one at a time, in order, until Close.
 func (s *Session) control() {
+	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(s.controlDone)
 	for {
 		select {
