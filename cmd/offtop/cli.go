@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -55,6 +56,8 @@ flags:
   --resolution D      Loop-delay probe period (default 10ms)
   --window D          sliding window of percentiles (default 5s)
   --scale F           work size multiplier (default 1)
+  --gomaxprocs N      start with GOMAXPROCS N (1..NumCPU) to emulate a smaller
+                      machine (default: the runtime's; g, G and = change it live)
   --stall D           stall scenario: stall length (default 100ms)
   --stall-every D     stall scenario: period (default 1s)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
@@ -63,7 +66,7 @@ flags:
                       stderr with --headless)
   --version           print the version
   --help              this text
-keys: + - up down 0-9 [ ] tab space r s S c ? q ctrl+c
+keys: + - up down 0-9 [ ] tab space r s S c g G = ? q ctrl+c
 --keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
   duration from the start (0s, 1.5s, 2m), KEY one of the keys above; steps
   run in offset order, equal offsets in written order`
@@ -83,6 +86,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, "")
 	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, "")
 	fs.Float64Var(&o.session.Scale, "scale", 1, "")
+	fs.IntVar(&o.session.GOMAXPROCS, "gomaxprocs", 0, "")
 	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
 	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
 	fs.BoolVar(&o.headless, "headless", false, "")
@@ -111,6 +115,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, usagef("--duration %v: must be >= 0 (0 runs until you quit)", o.duration)
 	case c.Interval < time.Millisecond:
 		return o, usagef("--interval %v: must be at least 1ms", c.Interval)
+	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):
+		return o, usagef("--gomaxprocs %d: must be 1..%d (NumCPU)", c.GOMAXPROCS, runtime.NumCPU())
 	case c.Interval > time.Minute:
 		return o, usagef("--interval %v: must be at most 1m", c.Interval)
 	case c.Resolution < 100*time.Microsecond || c.Resolution > time.Second:

@@ -39,7 +39,7 @@ func TestParseKeysErrorsNameTheStep(t *testing.T) {
 		{"4:4", `step 1 "4:4": offset "4" is not a duration`},
 		{"-1s:4", `step 1 "-1s:4": offset is negative`},
 		{"1s:1 2s:z", `step 2 "2s:z": unknown key "z" (keys: +`},
-		{"2s:g", `unknown key "g"`},
+		{"2s:k", `unknown key "k"`},
 		{"2s:Q", `unknown key "Q"`},
 		{"2s:4:5", `unknown key "4:5"`},
 		{"2s:\x1b", `unknown key "\x1b"`},

@@ -246,7 +246,7 @@ func (sm *summary) String() string {
 			fmt.Fprintf(&b, "  %7s %7s %s %13s %8s %9s\n", label, secs(r.held), p99cell, mxs, rate, cpu)
 		}
 	}
-	fmt.Fprintf(&b, "probe: the Loop's lateness, corrected; per size the worst p99 and max measured wholly at that size\n")
+	fmt.Fprintf(&b, "probe: Loop lateness, corrected; the worst p99 and max measured at each size\n")
 	if anyMixed {
 		fmt.Fprintf(&b, "* held under one %s window after a switch: the figure still includes the size before\n", fmtWindow(window))
 	}

@@ -157,7 +157,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
 	snap.control(ctl)
 	snap.Workers = ps.Size // the size these per-worker figures are of
-	snap.Oversubscribed = float64(snap.Workers) > snap.UsableCPUs
+	snap.Oversubscribed = oversubscribed(snap)
 	return snap
 }
 

@@ -282,18 +282,32 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
-	snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, s.cpus)
+	cpus := s.cpus
+	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
+		cpus.Procs = runtime.GOMAXPROCS(0)
+	}
+	snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
 	if s.scen != nil {
-		snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, s.cpus)
+		snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, cpus)
 		snap.Look = s.scen.Look()
 	}
 	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
 	snap.UsableCPUs = s.cpus.Usable()
-	snap.Oversubscribed = float64(snap.Workers) > snap.UsableCPUs
 	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()
 	snap.GOMAXPROCSSource = s.gmpSource
 	snap.GOMAXPROCS = runtime.GOMAXPROCS(0) // cheap: reads, sets nothing
+	snap.Oversubscribed = oversubscribed(snap)
 	return snap
+}
+
+// oversubscribed: more workers than the CPUs they can run on, the usable
+// CPUs or GOMAXPROCS if lower (g emulates a smaller machine).
+func oversubscribed(s Snapshot) bool {
+	cpus := s.UsableCPUs
+	if s.GOMAXPROCS > 0 {
+		cpus = math.Min(cpus, float64(s.GOMAXPROCS))
+	}
+	return float64(s.Workers) > cpus
 }
 
 // control copies the control state of ctl (an overlay) into s.

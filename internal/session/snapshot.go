@@ -41,7 +41,8 @@ type Snapshot struct {
 	// rule that gave it ("suggest 1 = floor(1.5 CPU quota)").
 	SuggestedWorkers int
 	SuggestedRule    string
-	// Oversubscribed: more workers than usable CPUs.
+	// Oversubscribed: more workers than usable CPUs (or than GOMAXPROCS,
+	// when that is lower).
 	Oversubscribed bool
 
 	// Pool counts since the session started:

@@ -32,6 +32,10 @@ type CPUs struct {
 	// QuotaFile is the file the quota came from, for the screen.
 	QuotaFile string
 	Warning   string
+	// Procs, when > 0, is a GOMAXPROCS set by hand (offtop's g/G or
+	// --gomaxprocs, or the environment): a smaller machine being emulated,
+	// which the suggestion then follows.
+	Procs int
 }
 
 // Usable is the CPU count a pool should be sized from: min(affinity, quota)
@@ -43,6 +47,9 @@ func (c CPUs) Usable() float64 {
 	}
 	if c.Quota > 0 {
 		n = math.Min(n, c.Quota)
+	}
+	if c.Procs > 0 {
+		n = math.Min(n, float64(c.Procs))
 	}
 	return n
 }
@@ -63,6 +70,13 @@ func (c CPUs) Suggest(keepLoop bool) (n int, rule string) {
 	}
 	if c.Quota > 0 && c.Quota < float64(cpus) {
 		what = strconv.FormatFloat(c.Quota, 'g', 3, 64) + " CPU quota"
+	}
+	bound := float64(cpus)
+	if c.Quota > 0 {
+		bound = math.Min(bound, c.Quota)
+	}
+	if c.Procs > 0 && float64(c.Procs) < bound {
+		what = fmt.Sprintf("GOMAXPROCS %d set by hand", c.Procs)
 	}
 	rule = fmt.Sprintf("floor(%s)", what)
 	if u < 1 {

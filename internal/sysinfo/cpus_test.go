@@ -151,6 +151,8 @@ func TestSuggestRules(t *testing.T) {
 		{CPUs{NumCPU: 2, Affinity: 2}, true, 1, "suggest 1 = floor(2 CPUs) - 1 for the Loop"},
 		{CPUs{NumCPU: 2, Affinity: 1}, true, 1, "suggest 1 = floor(1 CPU in the affinity mask)"},
 		{CPUs{NumCPU: 10, Affinity: 10, Quota: 16}, false, 10, "suggest 10 = floor(10 CPUs)"},
+		{CPUs{NumCPU: 2, Affinity: 2, Procs: 1}, false, 1, "suggest 1 = floor(GOMAXPROCS 1 set by hand)"},
+		{CPUs{NumCPU: 8, Affinity: 8, Quota: 1.5, Procs: 4}, false, 1, "suggest 1 = floor(1.5 CPU quota)"},
 		{CPUs{NumCPU: 2, Affinity: 2, Quota: 1.5}, false, 1, "suggest 1 = floor(1.5 CPU quota)"},
 		{CPUs{NumCPU: 2, Affinity: 2, Quota: 0.5}, false, 1, "suggest 1 = at least 1 (0.5 CPU quota)"},
 	} {

@@ -14,36 +14,42 @@ import (
 // Key strings are Bubble Tea v2's KeyPressMsg.String(): "+", "up", "space",
 // "tab", "ctrl+c", "0".."9" and so on.
 type KeyMap struct {
-	Add      key.Binding // one more worker
-	Remove   key.Binding // one fewer worker
-	Set      key.Binding // 0-9: set the pool size (0 = inline on the Loop)
-	LoadDown key.Binding
-	LoadUp   key.Binding
-	Next     key.Binding // next scenario
-	Pause    key.Binding // pause or resume the scenario's load
-	Reset    key.Binding // reset the since-reset figures
-	Smaller  key.Binding // breakeven: smaller payload
-	Larger   key.Binding // breakeven: larger payload
-	CPU      key.Binding // io: CPU work before each call on/off
-	Help     key.Binding // toggle the ? screen (UI only, not an Action)
-	Quit     key.Binding
+	Add          key.Binding // one more worker
+	Remove       key.Binding // one fewer worker
+	Set          key.Binding // 0-9: set the pool size (0 = inline on the Loop)
+	LoadDown     key.Binding
+	LoadUp       key.Binding
+	Next         key.Binding // next scenario
+	Pause        key.Binding // pause or resume the scenario's load
+	Reset        key.Binding // reset the since-reset figures
+	Smaller      key.Binding // breakeven: smaller payload
+	Larger       key.Binding // breakeven: larger payload
+	CPU          key.Binding // io: CPU work before each call on/off
+	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
+	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
+	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
+	Help         key.Binding // toggle the ? screen (UI only, not an Action)
+	Quit         key.Binding
 }
 
 // DefaultKeyMap is the key map offtop uses.
 var DefaultKeyMap = KeyMap{
-	Add:      key.NewBinding(key.WithKeys("+", "up"), key.WithHelp("+/↑", "add worker")),
-	Remove:   key.NewBinding(key.WithKeys("-", "down"), key.WithHelp("-/↓", "remove worker")),
-	Set:      key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "set workers (0 = inline)")),
-	LoadDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "less load")),
-	LoadUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "more load")),
-	Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
-	Pause:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
-	Reset:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
-	Smaller:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
-	Larger:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
-	CPU:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
-	Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
-	Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
+	Add:          key.NewBinding(key.WithKeys("+", "up"), key.WithHelp("+/↑", "add worker")),
+	Remove:       key.NewBinding(key.WithKeys("-", "down"), key.WithHelp("-/↓", "remove worker")),
+	Set:          key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "set workers (0 = inline)")),
+	LoadDown:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "less load")),
+	LoadUp:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "more load")),
+	Next:         key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
+	Pause:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
+	Reset:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
+	Smaller:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
+	Larger:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
+	CPU:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
+	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
+	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
+	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
+	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
+	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
 }
 
 // ShortHelp is the footer, in the order shown. Its entries are the map's own
@@ -74,6 +80,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Add, k.Remove, k.Set},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
 		{k.Smaller, k.Larger, k.CPU},
+		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		{k.Reset, k.Help, k.Quit},
 	}
 }
@@ -81,7 +88,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
 	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.Help, k.Quit}
+		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -133,6 +140,12 @@ func ActionFor(k string) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.StepPayload, N: 1}, false, true
 	case bound(DefaultKeyMap.CPU, k):
 		return session.Action{Kind: session.ToggleCPU}, false, true
+	case bound(DefaultKeyMap.ProcsDown, k):
+		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
+	case bound(DefaultKeyMap.ProcsUp, k):
+		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
+	case bound(DefaultKeyMap.ProcsRuntime, k):
+		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
 	}
 	return session.Action{}, false, false
 }

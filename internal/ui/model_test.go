@@ -101,13 +101,16 @@ var keyTable = []struct {
 	{"s", session.Action{Kind: session.StepPayload, N: -1}, false, true},
 	{"S", session.Action{Kind: session.StepPayload, N: 1}, false, true},
 	{"c", session.Action{Kind: session.ToggleCPU}, false, true},
+	{"g", session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true},
+	{"G", session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true},
+	{"=", session.Action{Kind: session.DefaultGOMAXPROCS}, false, true},
 	{"q", session.Action{}, true, true},
 	{"ctrl+c", session.Action{}, true, true},
 	{"?", session.Action{}, false, false},
 	{"x", session.Action{}, false, false},
 	{"", session.Action{}, false, false},
 	{"enter", session.Action{}, false, false},
-	{"g", session.Action{}, false, false},
+	{"z", session.Action{}, false, false},
 }
 
 func TestActionForEveryKey(t *testing.T) {

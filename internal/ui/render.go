@@ -172,10 +172,19 @@ func header(s session.Snapshot, w int) string {
 		workers = "inline (0)"
 	}
 	procs := fmt.Sprintf("GOMAXPROCS %d", s.GOMAXPROCS)
+	procsFull, procsShort := procs, fmt.Sprintf("procs %d", s.GOMAXPROCS)
+	switch s.GOMAXPROCSSource {
+	case "offtop": // g, G or --gomaxprocs: say so, beside what Go would pick
+		procsFull = fmt.Sprintf("%s, set here; runtime default %d", procs, s.RuntimeGOMAXPROCS)
+		procs += "*"
+		procsShort += "*"
+	case "env":
+		procsFull = procs + " (GOMAXPROCS env)"
+	}
 	cpus := fmt.Sprintf("NumCPU %d", s.NumCPU)
 	fs := []field{
 		{workers, workers, workers},
-		{procs, procs, fmt.Sprintf("procs %d", s.GOMAXPROCS)},
+		{procsFull, procs, procsShort},
 		{cpus, cpus, fmt.Sprintf("cpus %d", s.NumCPU)},
 	}
 	if s.CPULimit > 0 {
@@ -190,6 +199,10 @@ func header(s session.Snapshot, w int) string {
 		parts := []string{styleBold.Render("offtop"), styleBold.Render(scen)}
 		for _, f := range fs {
 			parts = append(parts, [3]string{f.full, f.mid, f.short}[tier])
+		}
+		if s.Oversubscribed {
+			over := [3]string{"OVERSUBSCRIBED", "OVERSUB", "OVER"}[tier]
+			parts = append(parts, styleHot.Render(markHot+" "+over))
 		}
 		if s.Paused {
 			parts = append(parts, stylePause.Render("PAUSED"))
@@ -461,6 +474,18 @@ func statCells(s session.Snapshot) []string {
 		c = append(c, fmt.Sprintf("RSS %.1f MB", float64(s.RSSBytes)/1e6))
 	}
 	c = append(c, fmt.Sprintf("goroutines %d", s.Goroutines))
+	// The suggestion and its rule (issue 4), and where Go's own GOMAXPROCS
+	// rounds the same CPUs the other way.
+	if s.SuggestedRule != "" {
+		rule := s.SuggestedRule
+		if s.CPULimit > 0 && s.RuntimeGOMAXPROCS > int(s.CPULimit) {
+			rule += fmt.Sprintf(" (Go rounds it up: GOMAXPROCS %d)", s.RuntimeGOMAXPROCS)
+		}
+		c = append(c, rule)
+	}
+	if s.CPUWarning != "" {
+		c = append(c, styleWarm.Render(markWarm+" "+s.CPUWarning))
+	}
 	return c
 }
 

@@ -372,3 +372,22 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// TestHeaderSaysWhoSetGOMAXPROCS: g/G show "set here" beside the runtime's
+// default, an oversubscribed pool is marked, the suggestion shows its rule.
+func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
+	s := richSnapshot()
+	s.GOMAXPROCS, s.GOMAXPROCSSource, s.RuntimeGOMAXPROCS = 1, "offtop", 2
+	s.Oversubscribed = true
+	s.SuggestedRule = "suggest 1 = floor(1.5 CPU quota)"
+	out := ansi.Strip(Render(s, 160, 48, false))
+	for _, want := range []string{"GOMAXPROCS 1, set here; runtime default 2", "OVERSUBSCRIBED", "suggest 1 = floor(1.5 CPU quota)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("160x48 lacks %q:\n%s", want, out)
+		}
+	}
+	small := ansi.Strip(Render(s, 80, 24, false))
+	if !strings.Contains(small, "GOMAXPROCS 1*") && !strings.Contains(small, "procs 1*") {
+		t.Errorf("80x24 header does not mark GOMAXPROCS as set here:\n%s", small)
+	}
+}
