@@ -38,6 +38,10 @@ type LagStats struct {
 	Missed int64
 	// Resolution is the probe's period.
 	Resolution time.Duration
+	// Stalled is how late the sample in flight is now, when more than one
+	// resolution: the Loop has been blocked that long and is still blocked
+	// (its histograms cannot show it until the sample runs). 0 otherwise.
+	Stalled time.Duration
 }
 
 // SchedStats adds the runtime's view to a scheduler probe's lateness.

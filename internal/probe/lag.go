@@ -47,6 +47,7 @@ type LagProbe struct {
 	raw      *hist.Recorder
 	corr     *hist.Recorder
 	missed   atomic.Int64
+	inflight atomic.Int64   // due time (UnixNano) of the sample in flight; 0 when none
 	ran      chan time.Time // 1-buffered: when the sample in flight ran
 	sampleFn func()         // p.sample, bound once: posting allocates nothing
 	stop     chan struct{}  // closed by Stop
@@ -140,6 +141,7 @@ func (p *LagProbe) run() {
 		if !p.sleepUntil(due, &w) {
 			return
 		}
+		p.inflight.Store(due.UnixNano())
 		if p.post == nil {
 			p.sample()
 		} else {
@@ -151,6 +153,7 @@ func (p *LagProbe) run() {
 		case <-p.stop:
 			return
 		}
+		p.inflight.Store(0)
 		late := int64(ran.Sub(due))
 		p.raw.Record(late)
 		p.corr.RecordCorrected(late, int64(p.res))
@@ -231,7 +234,22 @@ func (p *LagProbe) Stats() LagStats {
 		RawAll:       p.raw.Total(),
 		Missed:       p.missed.Load(),
 		Resolution:   p.res,
+		Stalled:      stalled(p.inflight.Load(), time.Now(), p.res),
 	}
+}
+
+// stalled is how late the sample in flight (due at dueNs, 0: none) is at
+// now, when that is more than one resolution; else 0. A Loop blocked for
+// good records no sample at all, so without this its histograms empty out
+// and read n/a instead of "stuck".
+func stalled(dueNs int64, now time.Time, res time.Duration) time.Duration {
+	if dueNs == 0 {
+		return 0
+	}
+	if late := now.Sub(time.Unix(0, dueNs)); late > res {
+		return late
+	}
+	return 0
 }
 
 // Reset empties both histograms (window and since-reset) and Missed. The

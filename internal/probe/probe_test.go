@@ -603,3 +603,37 @@ func logLag(t *testing.T, s LagStats) {
 	f("corrected all", s.CorrectedAll)
 	t.Logf("missed %d, resolution %v", s.Missed, s.Resolution)
 }
+
+// TestStalledShowsALoopBlockedForGood pins the fix for a Loop blocked by a
+// hung inline task reading n/a: the sample in flight reports how late it is.
+func TestStalledShowsALoopBlockedForGood(t *testing.T) {
+	res := 10 * time.Millisecond
+	due := time.Unix(100, 0)
+	for _, c := range []struct {
+		dueNs int64
+		now   time.Time
+		want  time.Duration
+	}{
+		{0, due.Add(time.Hour), 0},                         // nothing in flight
+		{due.UnixNano(), due.Add(5 * time.Millisecond), 0}, // within a resolution: not stalled
+		{due.UnixNano(), due.Add(3 * time.Second), 3 * time.Second},
+	} {
+		if got := stalled(c.dueNs, c.now, res); got != c.want {
+			t.Errorf("stalled(%d, %v) = %v, want %v", c.dueNs, c.now, got, c.want)
+		}
+	}
+	l := NewLoop()
+	release := make(chan struct{})
+	l.Post(func() { <-release })
+	p := StartLagProbe(l.Post, res, time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Stats().Stalled < 50*time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatal("a blocked Loop never showed as stalled")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	p.Stop()
+	l.Close()
+}

@@ -76,6 +76,7 @@ type SnapshotJSON struct {
 	ProbeRaw         LatencyJSON    `json:"probe_raw"`
 	ProbeTotal       LatencyJSON    `json:"probe_total"`
 	ProbeMissed      int64          `json:"probe_missed"`
+	ProbeStalledMS   float64        `json:"probe_stalled_ms"`
 	Sched            LatencyJSON    `json:"sched"`
 	SchedRuntime     LatencyJSON    `json:"sched_runtime"`
 	Task             LatencyJSON    `json:"task"`
@@ -121,6 +122,7 @@ func (s Snapshot) JSON() SnapshotJSON {
 		ProbeRaw:         Latency(s.ProbeRaw),
 		ProbeTotal:       Latency(s.ProbeTotal),
 		ProbeMissed:      s.ProbeMissed,
+		ProbeStalledMS:   float64(s.ProbeStalled) / 1e6,
 		Sched:            Latency(s.Sched),
 		SchedRuntime:     Latency(s.SchedRuntime),
 		Task:             Latency(s.Task),

@@ -131,6 +131,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 		ProbeRaw:         lag.Raw,
 		ProbeTotal:       lag.CorrectedAll,
 		ProbeMissed:      lag.Missed,
+		ProbeStalled:     lag.Stalled,
 		Sched:            sch.Corrected,
 		SchedRuntime:     sch.Runtime,
 		Task:             ps.Total,

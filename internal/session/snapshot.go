@@ -78,6 +78,9 @@ type Snapshot struct {
 	// ProbeRaw the same raw, ProbeTotal corrected since the last reset.
 	Probe, ProbeRaw, ProbeTotal hist.Summary
 	ProbeMissed                 int64
+	// ProbeStalled is how long the Loop has been blocked right now, past
+	// one resolution (the probe's sample in flight has not run); 0 when not.
+	ProbeStalled time.Duration
 	// Sched is the scheduler probe (the same on a free goroutine), corrected,
 	// over the window; SchedRuntime is runtime/metrics /sched/latencies over
 	// the last interval.

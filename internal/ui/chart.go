@@ -124,6 +124,9 @@ func fixedAxisLabel(v float64) string {
 	if len(s) > axisLabelWidth {
 		s = s[:axisLabelWidth]
 	}
+	if strings.Trim(s, "-0.") == "" { // a tiny negative value rounds to "-0.0"
+		s = strings.TrimPrefix(s, "-")
+	}
 	return fmt.Sprintf("%*s", axisLabelWidth, s)
 }
 

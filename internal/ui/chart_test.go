@@ -148,3 +148,12 @@ func TestChartCaptionFirstLine(t *testing.T) {
 		t.Errorf("cut caption %q", got)
 	}
 }
+
+// TestAxisLabelNoNegativeZero pins "-0.0 ┤" seen on a paused server chart.
+func TestAxisLabelNoNegativeZero(t *testing.T) {
+	for _, v := range []float64{-0.001, -0.0004, math.Copysign(0, -1)} {
+		if got := fixedAxisLabel(v); strings.Contains(got, "-") {
+			t.Errorf("fixedAxisLabel(%v) = %q", v, got)
+		}
+	}
+}

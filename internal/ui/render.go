@@ -483,6 +483,9 @@ func statCells(s session.Snapshot) []string {
 		}
 		c = append(c, rule)
 	}
+	if s.ProbeStalled > 0 {
+		c = append(c, styleHot.Render(fmt.Sprintf("%s Loop blocked for %s now", markHot, fmtSeconds(s.ProbeStalled.Seconds()))))
+	}
 	if s.CPUWarning != "" {
 		c = append(c, styleWarm.Render(markWarm+" "+s.CPUWarning))
 	}
