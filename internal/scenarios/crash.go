@@ -137,8 +137,13 @@ type crash struct {
 	once    sync.Once
 	wg      sync.WaitGroup // the driver
 	pending sync.WaitGroup // tasks submitted whose done has not run
-	inHang  sync.WaitGroup // hung task functions that have not returned
-	cpu     cpuMeter
+	// hangMu guards hanging, the hung task functions that have not
+	// returned; hangDone is signalled when it drops to 0. (A WaitGroup here
+	// raced: a queued hang may start, and Add, while Stop already Waits.)
+	hangMu   sync.Mutex
+	hanging  int
+	hangDone *sync.Cond
+	cpu      cpuMeter
 
 	// mu guards tally, base and based.
 	mu    sync.Mutex
@@ -192,6 +197,7 @@ func (c *crash) Start(env Env) error {
 	c.want = shaChain(c.seed, c.rounds)
 	c.stop = make(chan struct{})
 	c.release = make(chan struct{})
+	c.hangDone = sync.NewCond(&c.hangMu)
 	c.wg.Add(1)
 	go c.drive()
 	return nil
@@ -243,8 +249,16 @@ func (c *crash) submit(k crashKind) {
 		case crashPanic:
 			panic(errCrashPanic)
 		case crashHang:
-			c.inHang.Add(1) // before Stop's Wait: see Stop
-			defer c.inHang.Done()
+			c.hangMu.Lock()
+			c.hanging++
+			c.hangMu.Unlock()
+			defer func() {
+				c.hangMu.Lock()
+				if c.hanging--; c.hanging == 0 {
+					c.hangDone.Broadcast()
+				}
+				c.hangMu.Unlock()
+			}()
 			<-c.release
 		default:
 			c.cpu.run(func() { got = shaChain(c.seed, c.rounds) })
@@ -342,10 +356,15 @@ func (c *crash) Stop() {
 		c.wg.Wait()
 		close(c.release)
 		// After every done has run, every hung task function has started
-		// (a hang's done comes at its timeout or its return), so its
-		// inHang.Add happened before this Wait.
+		// (a hang's done comes at its timeout or its return); wait for
+		// those to return. A hang starting later returns at once: release
+		// is closed.
 		c.pending.Wait()
-		c.inHang.Wait()
+		c.hangMu.Lock()
+		for c.hanging > 0 {
+			c.hangDone.Wait()
+		}
+		c.hangMu.Unlock()
 	})
 }
 

@@ -291,10 +291,10 @@ func TestSpeedupFollowsGOMAXPROCS(t *testing.T) {
 		t.Skip("real batches on 2 CPUs")
 	}
 	defer runtime.SetDefaultGOMAXPROCS()
-	speedup := func(gmp int) float64 {
+	speedup := func(gmp int) (float64, float64) {
 		s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.1, GOMAXPROCS: gmp})
 		defer s.Close()
-		var last float64
+		var last, cpuPerWall float64
 		waitFor(t, "3 batches", func() bool {
 			snap := s.Snapshot()
 			var n float64
@@ -304,15 +304,21 @@ func TestSpeedupFollowsGOMAXPROCS(t *testing.T) {
 					n = r.Value
 				case r.Key == "speedup" && r.Known:
 					last = r.Value
+				case r.Key == "cpu_per_wall" && r.Known:
+					cpuPerWall = r.Value
 				}
 			}
 			return n >= 3
 		})
-		return last
+		return last, cpuPerWall
 	}
-	one := speedup(1)
-	t.Logf("count speed-up at 2 workers: GOMAXPROCS 1 %.2f", one)
-	if one > 1.3 {
-		t.Errorf("speed-up %.2f at GOMAXPROCS 1: more than one core's worth", one)
+	one, cpw := speedup(1)
+	t.Logf("count at 2 workers, GOMAXPROCS 1: speed-up %.2f, CPU/wall %.2f", one, cpw)
+	// One P runs Go code on one thread at a time: a batch's CPU time cannot
+	// exceed its wall time by much (GC and syscalls aside). The speed-up is
+	// against a reference batch measured on a busy process, so its margin
+	// is wider.
+	if cpw > 1.25 || one > 1.6 {
+		t.Errorf("GOMAXPROCS 1: CPU/wall %.2f, speed-up %.2f: more than one core's worth", cpw, one)
 	}
 }
