@@ -287,23 +287,7 @@ func (s *ioScenario) call(n int64, fibOn bool) (r ioResult) {
 
 // get fetches path and returns the body of a 200 answer.
 func (s *ioScenario) get(ctx context.Context, path string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+path, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("io: %s: %s", path, resp.Status)
-	}
-	return string(b), nil
+	return httpGet(ctx, s.client, s.base+path)
 }
 
 // Stop ends the arrivals, waits for every task submitted (queued ones

@@ -259,23 +259,7 @@ func (s *server) get(ctx context.Context, route string, timeout time.Duration) (
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+route, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%s: %s", route, resp.Status)
-	}
-	return string(b), nil
+	return httpGet(ctx, s.client, s.base+route)
 }
 
 // Stop cancels the clients and the pinger, closes the server and waits for

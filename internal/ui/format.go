@@ -69,8 +69,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // fmtMs formats a duration in ms with fmtNum.
 func fmtMs(d time.Duration) string { return fmtNum(ms(d)) }
 
-// fmtDur formats a window or span compactly: 5s, 1.5s, 250ms, 2m, 1m30s.
-func fmtDur(d time.Duration) string {
+// fmtDur is Span, for this package's own use.
+func fmtDur(d time.Duration) string { return Span(d) }
+
+// Span formats a window or span compactly: 5s, 1.5s, 250ms, 2m, 1m30s;
+// "0s" for d <= 0. The dashboard and the exit summary both use it.
+func Span(d time.Duration) string {
 	if d <= 0 {
 		return "0s"
 	}
