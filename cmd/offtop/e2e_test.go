@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -293,3 +294,69 @@ func TestAffinityOneCPU(t *testing.T) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// TestHeadlessIntoClosedPipe: `offtop --headless | head -1` ends quietly,
+// status 0 or 141 (SIGPIPE), no stack trace.
+func TestHeadlessIntoClosedPipe(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command("bash", "-c",
+		`"$0" --headless --no-summary --scenario stall 2>"$1" | head -1 >/dev/null; echo "${PIPESTATUS[0]}"; cat "$1"`,
+		bin, filepath.Join(t.TempDir(), "stderr")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, stderr, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if status != "0" && status != "141" {
+		t.Errorf("exit status %s, want 0 or 141; stderr %q", status, stderr)
+	}
+	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+		t.Errorf("stack trace on a closed pipe:\n%s", stderr)
+	}
+}
+
+// TestStopTheWorldFromOutside: SIGSTOP for 12s, then SIGCONT. offtop must
+// not panic, its probe max must read at least the 12s it was stopped (the
+// histogram holds up to 100s, beyond that it clamps and counts), the
+// skipped sample times are counted, and sampling resumes.
+func TestStopTheWorldFromOutside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("14s of real time")
+	}
+	bin := buildBinary(t)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "1ms", "--window", "1m")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(12 * time.Second)
+	cmd.Process.Signal(syscall.SIGCONT)
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if strings.Contains(stderr.String(), "panic") {
+		t.Fatalf("panic after SIGCONT:\n%s", stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var last struct {
+		TS            float64 `json:"t_s"`
+		SamplesMissed int64   `json:"samples_missed"`
+		ProbeTotal    struct {
+			Max *float64 `json:"max_ms"`
+		} `json:"probe_total"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last line: %v", err)
+	}
+	if last.ProbeTotal.Max == nil || *last.ProbeTotal.Max < 12000 {
+		t.Errorf("probe max %v ms after a 12s stop, want >= 12000", last.ProbeTotal.Max)
+	}
+	if last.SamplesMissed < 40 {
+		t.Errorf("samples_missed %d after 12s stopped at 250ms, want about 48", last.SamplesMissed)
+	}
+	if last.TS < 13 {
+		t.Errorf("last sample at %.1fs: sampling did not resume", last.TS)
+	}
+}
