@@ -22,9 +22,14 @@ type Reader struct {
 
 // NewReader returns a Reader. Where a source cannot be opened the figures it
 // gives are reported unknown (RSS -1), not as an error.
-func NewReader() *Reader {
+func NewReader() *Reader { return NewReaderAt("/") }
+
+// NewReaderAt is NewReader reading /proc under root ("/" on a real system;
+// a testdata tree in tests: a missing or odd /proc gives RSS -1, never a
+// crash).
+func NewReaderAt(root string) *Reader {
 	r := &Reader{pageSize: int64(os.Getpagesize())}
-	r.open()
+	r.open(root)
 	return r
 }
 

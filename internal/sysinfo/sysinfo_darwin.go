@@ -7,6 +7,6 @@ package sysinfo
 // cleanly without cgo; getrusage's ru_maxrss is the peak, not the current
 // size. So RSS is reported unknown (-1) on macOS; CPU time is known.
 
-func (r *Reader) open() {}
+func (r *Reader) open(root string) {}
 
 func (r *Reader) readRSS() int64 { return -1 }

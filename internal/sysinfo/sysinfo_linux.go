@@ -6,11 +6,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // open opens /proc/self/statm once; it is re-read at offset 0 on every Read.
-func (r *Reader) open() {
-	f, err := os.Open("/proc/self/statm")
+func (r *Reader) open(root string) {
+	f, err := os.Open(filepath.Join(root, "proc/self/statm"))
 	if err == nil {
 		r.statm = f
 	}

@@ -1,6 +1,8 @@
 package sysinfo
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -163,5 +165,21 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Read()
+	}
+}
+
+// TestOddProcGivesNA: /proc missing or holding garbage gives RSS -1 (n/a)
+// and no crash; CPU time (getrusage) does not depend on /proc.
+func TestOddProcGivesNA(t *testing.T) {
+	garbage := t.TempDir()
+	os.MkdirAll(filepath.Join(garbage, "proc/self"), 0o755)
+	os.WriteFile(filepath.Join(garbage, "proc/self/statm"), []byte("not numbers at all\n"), 0o644)
+	for name, root := range map[string]string{"missing": t.TempDir(), "garbage": garbage} {
+		r := NewReaderAt(root)
+		s := r.Read()
+		r.Close()
+		if s.RSS != -1 {
+			t.Errorf("%s /proc: RSS %d, want -1", name, s.RSS)
+		}
 	}
 }
