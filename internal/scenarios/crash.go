@@ -183,6 +183,12 @@ func newCrash(c Config) *crash {
 
 func (c *crash) Name() string { return "crash" }
 
+// SweepKeys are seed 003's figures: what failed, what hung past its
+// deadline, what is abandoned, and the workers that replaced them.
+func (c *crash) SweepKeys() []string {
+	return []string{"panicked", "timed_out", "abandoned", "replaced"}
+}
+
 func (c *crash) Look() string {
 	return fmt.Sprintf("a panic fails one task, not the pool; Go can't kill a hang: abandoned, cap %d",
 		pool.DefaultMaxAbandoned)

@@ -305,8 +305,8 @@ func num(v *float64) string {
 	switch {
 	case v == nil:
 		return "n/a"
-	case *v == 0:
-		return "0"
+	case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
+		return strconv.FormatFloat(*v, 'f', 0, 64) // a count reads whole
 	case math.Abs(*v) >= 100:
 		return strconv.FormatFloat(*v, 'f', 0, 64)
 	case math.Abs(*v) >= 10:
