@@ -21,7 +21,6 @@ type sampler struct {
 	queue   []float64
 	done    []point // completed counts over the last window, oldest first
 	missed  int64   // sample times skipped because a sample ran late
-	started bool
 }
 
 // run is the sampler goroutine: one sample every Interval, never on the
