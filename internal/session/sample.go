@@ -13,14 +13,14 @@ import (
 // sampler holds what one sample needs from the previous one. Only the
 // sampler goroutine touches it.
 type sampler struct {
-	pool    pool.Stats
-	loop    probe.LoopStats
-	sys     sysinfo.Sample
-	at      time.Time
-	p99     []float64
-	queue   []float64
-	done    []point // completed counts over the last window, oldest first
-	missed  int64   // sample times skipped because a sample ran late
+	pool   pool.Stats
+	loop   probe.LoopStats
+	sys    sysinfo.Sample
+	at     time.Time
+	p99    []float64
+	queue  []float64
+	done   []point // completed counts over the last window, oldest first
+	missed int64   // sample times skipped because a sample ran late
 }
 
 // run is the sampler goroutine: one sample every Interval, never on the
