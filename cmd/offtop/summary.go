@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
 	"github.com/offtop/offtop/internal/ui"
 )
 
@@ -265,25 +265,8 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// num formats a figure with about three significant digits, like sweep's
-// tables.
-func num(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == 0:
-		return "0"
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-}
+// num is sweep's figure format, so the summary and the sweep table agree.
+func num(v float64) string { return sweep.Figure(v) }
 
 // collectSummary consumes samples until the channel closes, adding each to
 // sm, and closes done. It runs on its own goroutine (crash.Go): the TUI

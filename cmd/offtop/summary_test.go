@@ -93,7 +93,7 @@ func TestSummaryOneSizeUsesSinceReset(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	hasRow(t, out, "1 3.5s 1.20 3.00 10.0 1.00")
+	hasRow(t, out, "1 3.5s 1.20 3 10 1")
 	if strings.Contains(out, "*") {
 		t.Errorf("a * without a mixed row:\n%s", out)
 	}
@@ -126,7 +126,7 @@ func TestSummarySwitchUsesOnlyWindowsWhollyAtTheSize(t *testing.T) {
 	if r := row(t, sm, "server", 0); r.held != 8*sec || r.completed != 80 {
 		t.Errorf("inline held %v completed %d, want 8s and 80", r.held, r.completed)
 	}
-	hasRow(t, out, "inline 8.0s 240! 250 10.0 1.00")
+	hasRow(t, out, "inline 8.0s 240! 250 10 1")
 }
 
 // TestSummaryShortHoldIsMarked: a size held under one window after a
@@ -140,7 +140,7 @@ func TestSummaryShortHoldIsMarked(t *testing.T) {
 	if r := row(t, sm, "server", 4); r.clean || r.mixed.P99 != msd(25) {
 		t.Errorf("row %+v: want no clean measurement, mixed p99 25", r)
 	}
-	hasRow(t, out, "4* 3.0s 25.0▲ 31.0 0 0") // 2s sampled and the 1s tail
+	hasRow(t, out, "4* 3.0s 25▲ 31 0 0") // 2s sampled and the 1s tail
 	if !strings.Contains(out, "* held under one 5s window after a switch") {
 		t.Errorf("no footnote:\n%s", out)
 	}

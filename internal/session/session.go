@@ -286,11 +286,9 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
 	}
-	snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
-	if s.scen != nil {
-		snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, cpus)
-		snap.Look = s.scen.Look()
-	}
+	// s.scen is set before the first overlay and never nil after.
+	snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, cpus)
+	snap.Look = s.scen.Look()
 	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
 	snap.UsableCPUs = s.cpus.Usable()
 	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()

@@ -302,19 +302,30 @@ func (r Result) Write(w io.Writer) error {
 
 // num formats a figure with about three significant digits; n/a for nil.
 func num(v *float64) string {
-	switch {
-	case v == nil:
+	if v == nil {
 		return "n/a"
-	case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
-		return strconv.FormatFloat(*v, 'f', 0, 64) // a count reads whole
-	case math.Abs(*v) >= 100:
-		return strconv.FormatFloat(*v, 'f', 0, 64)
-	case math.Abs(*v) >= 10:
-		return strconv.FormatFloat(*v, 'f', 1, 64)
-	case math.Abs(*v) >= 1:
-		return strconv.FormatFloat(*v, 'f', 2, 64)
+	}
+	return Figure(*v)
+}
+
+// Figure formats a figure for a table with about three significant
+// digits, whole numbers whole; n/a for NaN or an infinity. The sweep table
+// and the exit summary both print with it.
+func Figure(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == math.Trunc(v) && a < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64) // a count reads whole
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	default:
-		return strconv.FormatFloat(*v, 'f', 3, 64)
+		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
 }
 

@@ -483,7 +483,9 @@ func statCells(s session.Snapshot) []string {
 		}
 		c = append(c, rule)
 	}
-	if s.ProbeStalled > 0 {
+	// Stalls under a second show in the histograms once the sample runs;
+	// this line is for a Loop blocked for good (a hang run inline).
+	if s.ProbeStalled >= time.Second {
 		c = append(c, styleHot.Render(fmt.Sprintf("%s Loop blocked for %s now", markHot, fmtSeconds(s.ProbeStalled.Seconds()))))
 	}
 	if s.CPUWarning != "" {
