@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/charmbracelet/x/term"
 
@@ -33,7 +35,29 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+// usagef formats a usage error, on one line (see oneLine).
+func usagef(format string, a ...any) error {
+	return &usageError{oneLine(fmt.Sprintf(format, a...))}
+}
+
+// oneLine escapes the control characters that came in with the input (a
+// flag named "-\r", say) as Go escapes them, so that a message naming the
+// input stays one line whatever was typed.
+func oneLine(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r) // '\r', '\x00'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // options is everything the flags say.
 type options struct {

@@ -79,6 +79,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 }
 
 func sweepUsageError(stderr io.Writer, msg string) int {
+	msg = oneLine(msg)
 	fmt.Fprintf(stderr, "offtop sweep: %s\nusage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]\n", msg)
 	return exitUsage
 }

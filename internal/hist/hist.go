@@ -19,8 +19,10 @@ const (
 	// Highest is the highest trackable value: 100 s. Larger values are
 	// clamped to it and counted in Summary.Clamped, never refused.
 	Highest = int64(100 * time.Second)
-	// SigFigs is the precision: 2 significant figures (1% relative error),
-	// which keeps one histogram near 30 KB so a window of them stays small.
+	// SigFigs is the precision: 2 significant figures, which keeps one
+	// histogram near 30 KB so a window of them stays small. A value reads
+	// back within 1% above 51 us, and within 512 ns below (hdr's finest
+	// step is the power of two under Lowest; FuzzRecorder pins both).
 	SigFigs = 2
 )
 

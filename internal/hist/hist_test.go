@@ -1,6 +1,9 @@
 package hist
 
 import (
+	"encoding/binary"
+	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -71,4 +74,64 @@ func TestCorrectedAddsMissedSamples(t *testing.T) {
 	if s.Count != 10 || !near(s.Max, 100*time.Millisecond, 0.01) || !near(s.P50, 50*time.Millisecond, 0.02) {
 		t.Errorf("corrected: %+v", s)
 	}
+}
+
+// FuzzRecorder: for any values (ns, negative and huge ones included), the
+// since-reset count is the number recorded, Clamped counts exactly those
+// above Highest, the percentiles are ordered p50 <= p90 <= p99 <= p99.9 <=
+// max, each within 1% of a recorded value's range, and under a clock that
+// does not move the window reads the same as the total; one window later
+// it is empty while the total is kept.
+// go test -fuzz FuzzRecorder ./internal/hist
+func FuzzRecorder(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0, 0, 0, 0, 0x80})
+	f.Add([]byte("0123456789abcdef0123456789abcdef"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := &fakeClock{t: time.Unix(1000, 0)}
+		r := NewRecorder(5*time.Second, c.now)
+		var n, over int64
+		lo, hi := int64(math.MaxInt64), int64(0)
+		for ; len(b) >= 8; b = b[8:] {
+			v := int64(binary.LittleEndian.Uint64(b))
+			r.Record(v)
+			n++
+			v = max(v, 0)
+			if v > Highest {
+				over++
+				v = Highest
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		tot, win := r.Total(), r.Window()
+		if tot.Count != n || tot.Clamped != over {
+			t.Fatalf("count %d clamped %d, want %d and %d", tot.Count, tot.Clamped, n, over)
+		}
+		if win != tot {
+			t.Fatalf("window %+v differs from total %+v under a frozen clock", win, tot)
+		}
+		if n == 0 {
+			if tot != (Summary{}) {
+				t.Fatalf("empty recorder reads %+v", tot)
+			}
+			return
+		}
+		ps := []time.Duration{tot.P50, tot.P90, tot.P99, tot.P999, tot.Max}
+		if !slices.IsSorted(ps) {
+			t.Fatalf("percentiles out of order: %v", ps)
+		}
+		// hdr reports a bucket's bound: within 1% of a value (SigFigs 2),
+		// or within Lowest below the first bucket's top (hdr's finest step
+		// is the power of two under Lowest, 512 ns).
+		if float64(ps[0]) < float64(lo)*0.99-float64(Lowest) || float64(ps[4]) > float64(hi)*1.01+float64(Lowest) {
+			t.Fatalf("percentiles %v outside recorded range [%d, %d]", ps, lo, hi)
+		}
+		c.add(5 * time.Second)
+		if w := r.Window(); w.Count != 0 || w.Clamped != 0 {
+			t.Fatalf("window one span later: %+v, want empty", w)
+		}
+		if again := r.Total(); again != tot {
+			t.Fatalf("total changed as the clock moved: %+v -> %+v", tot, again)
+		}
+	})
 }

@@ -227,7 +227,10 @@ func parseMountinfo(b []byte) ([]mount, error) {
 		if sep < 6 || len(f) < sep+3 {
 			return nil, fmt.Errorf("/proc/self/mountinfo: malformed line %q", sc.Text())
 		}
-		m := mount{root: unescape(f[3]), point: unescape(f[4])}
+		// The point is cleaned as an absolute path, so that it names a
+		// directory under root however odd the line (root is "/" on a
+		// real system, a testdata tree in tests).
+		m := mount{root: unescape(f[3]), point: path.Clean("/" + unescape(f[4]))}
 		switch f[sep+1] {
 		case "cgroup2":
 			m.v2 = true

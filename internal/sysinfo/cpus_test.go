@@ -1,6 +1,7 @@
 package sysinfo
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,4 +180,37 @@ func TestReadCPUsHere(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 	t.Logf("%+v", c)
+}
+
+// FuzzReadCPUs: whatever /proc/self/cgroup, /proc/self/mountinfo and
+// cpu.max hold, ReadCPUs neither panics nor makes up a number: a known
+// quota is finite and >= 0 with no warning; an unknown one is 0 with a
+// one-line warning; the suggested pool size is at least 1.
+// go test -fuzz FuzzReadCPUs ./internal/sysinfo
+func FuzzReadCPUs(f *testing.F) {
+	f.Add("0::/app\n", mountV2, "25000 100000\n")
+	f.Add("0::/app\n", mountV2, "max 100000\n")
+	f.Add("0::/app\n", mountV2, "lots of cpu\n")
+	f.Add("3:cpu:/\n", mountV1, "")
+	f.Add("0::/a\\012b\n", "30 22 0:27 / /sys/fs/cgroup\\012x rw - cgroup2 cgroup2 rw\n", "1 1\n")
+	f.Add("0::/../..\n", "30 22 0:27 /x /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "9223372036854775807 1\n")
+	f.Fuzz(func(t *testing.T, cgroup, mountinfo, cpuMax string) {
+		root := tree(t, map[string]string{
+			"proc/self/cgroup":          cgroup,
+			"proc/self/mountinfo":       mountinfo,
+			"sys/fs/cgroup/app/cpu.max": cpuMax,
+		})
+		c := ReadCPUs(root)
+		switch {
+		case c.QuotaKnown && (c.Quota < 0 || math.IsInf(c.Quota, 0) || math.IsNaN(c.Quota) || c.Warning != ""):
+			t.Fatalf("known quota %v with warning %q", c.Quota, c.Warning)
+		case !c.QuotaKnown && (c.Quota != 0 || c.Warning == "" || strings.ContainsAny(c.Warning, "\r\n")):
+			t.Fatalf("unknown quota %v: warning %q, want one line", c.Quota, c.Warning)
+		}
+		for _, keep := range []bool{false, true} {
+			if n, rule := c.Suggest(keep); n < 1 || rule == "" || strings.ContainsAny(rule, "\r\n") {
+				t.Fatalf("Suggest(%v) = %d, %q for %+v", keep, n, rule, c)
+			}
+		}
+	})
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// FuzzParseArgs: no command line makes parse panic. It either fails with
+// one line (a usage error, never a raw flag-package message), asks for
+// help or the version, or returns options inside every documented range.
+// The args are the fuzzed string split at NUL bytes.
+// go test -fuzz FuzzParseArgs ./cmd/offtop
+func FuzzParseArgs(f *testing.F) {
+	for _, s := range []string{
+		"", "--workers\x00-1", "--workers=257", "--workers\x00abc", "--interval\x000",
+		"--interval=-1s", "--interval\x001ns", "--resolution\x000", "--duration\x00abc",
+		"--scenario\x00nope", "sweep", "--help", "--version", "--headless\x00--keys\x002s:4 4s:q",
+		"--stall\x002s\x00--stall-every\x001s", "--scale\x00NaN", "--window\x001ms", "-gomaxprocs=1",
+		"--workers\x008\x00--scenario\x00count\x00--interval\x001s\x00--window\x002s",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var args []string
+		if s != "" {
+			args = strings.Split(s, "\x00")
+		}
+		o, err := parse(args, io.Discard)
+		var ue *usageError
+		switch {
+		case errors.Is(err, flag.ErrHelp), errors.Is(err, errVersion):
+			return
+		case errors.As(err, &ue):
+			if msg := ue.Error(); msg == "" || strings.ContainsAny(msg, "\r\n") {
+				t.Fatalf("%q: usage error %q, want one non-empty line", args, msg)
+			}
+			return
+		case err != nil:
+			t.Fatalf("%q: error %v (%T) is not a usage error", args, err, err)
+		}
+		c := o.session
+		switch {
+		case c.Workers < -1 || c.Workers > session.MaxWorkers:
+			t.Fatalf("%q: workers %d accepted", args, c.Workers)
+		case o.duration < 0:
+			t.Fatalf("%q: duration %v accepted", args, o.duration)
+		case c.Interval < time.Millisecond || c.Interval > time.Minute:
+			t.Fatalf("%q: interval %v accepted", args, c.Interval)
+		case c.Resolution < 100*time.Microsecond || c.Resolution > time.Second:
+			t.Fatalf("%q: resolution %v accepted", args, c.Resolution)
+		case c.Window < c.Interval:
+			t.Fatalf("%q: window %v < interval %v accepted", args, c.Window, c.Interval)
+		case !(c.Scale > 0 && c.Scale <= 1000):
+			t.Fatalf("%q: scale %v accepted", args, c.Scale)
+		case c.GOMAXPROCS < 0 || c.GOMAXPROCS > runtime.NumCPU():
+			t.Fatalf("%q: gomaxprocs %d accepted", args, c.GOMAXPROCS)
+		case c.Scenarios.StallDuration < time.Millisecond || c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
+			t.Fatalf("%q: stall %v every %v accepted", args, c.Scenarios.StallDuration, c.Scenarios.StallPeriod)
+		case !slices.Contains(scenarios.Names(), c.Scenario):
+			t.Fatalf("%q: scenario %q accepted", args, c.Scenario)
+		}
+	})
+}
