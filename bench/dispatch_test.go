@@ -1,9 +1,16 @@
-// Package bench compares the dispatch cost of third-party Go worker pools
-// with a bare unbuffered channel, in the same shape as offtop's
-// internal/pool BenchmarkDispatch: one submitter, a trivial task, and each
-// completion signals a WaitGroup; the clock stops when all b.N have run.
-// offtop's own pool cannot be imported from here (it is internal to the
-// parent module), so bench/run runs the parent's BenchmarkDispatch instead.
+// Package bench compares offtop's worker pool (internal/pool, importable
+// here because this module's path is under github.com/offtop/offtop) with a
+// bare unbuffered channel, github.com/panjf2000/ants/v2 and
+// github.com/alitto/pond/v2, in one `go test -bench` run:
+//
+//   - BenchmarkDispatch: the cost of dispatching a trivial task, in the
+//     shape of the parent's internal/pool BenchmarkDispatch (one submitter,
+//     a trivial task, each completion signals a WaitGroup; the clock stops
+//     when all b.N have run), at 1, 2 and 8 workers.
+//   - BenchmarkProbeUnderLoad (probe_test.go): offtop's Loop-delay probe
+//     while each pool runs 1 ms CPU tasks at 2 workers.
+//
+// bench/run runs both and renders BENCHMARKS.md.
 package bench
 
 import (
@@ -13,6 +20,8 @@ import (
 
 	"github.com/alitto/pond/v2"
 	"github.com/panjf2000/ants/v2"
+
+	"github.com/offtop/offtop/internal/pool"
 )
 
 var sizes = []int{1, 2, 8}
@@ -25,6 +34,29 @@ func name(kind string, n int) string {
 }
 
 func BenchmarkDispatch(b *testing.B) {
+	for _, n := range sizes {
+		// The completion is signalled by Submit's done callback, which
+		// runs on the worker right after the task.
+		b.Run(name("offtop", n), func(b *testing.B) {
+			p, err := pool.New(pool.Options{Size: n})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			var wg sync.WaitGroup
+			task := func() {}
+			done := func(error) { wg.Done() }
+			b.ReportAllocs()
+			b.ResetTimer()
+			wg.Add(b.N)
+			for i := 0; i < b.N; i++ {
+				if err := p.Submit(task, done); err != nil {
+					b.Fatal(err)
+				}
+			}
+			wg.Wait()
+		})
+	}
 	for _, n := range sizes {
 		b.Run(name("chan", n), func(b *testing.B) {
 			ch := make(chan func())

@@ -30,7 +30,7 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 )
 
-require github.com/offtop/offtop v0.0.0 // indirect
+require github.com/offtop/offtop v0.0.0
 
 tool github.com/offtop/offtop/cmd/offtop
 

@@ -430,7 +430,7 @@ func (p *Pool) removeIdle(w *worker) {
 // goroutine wake-up (STACK.md), while a worker draining a backlog makes no
 // syscall per task. (Lock, gettid and clock reads around every task cost 3
 // syscalls per task, ~2 us each on the 2-core VM this was measured on, and
-// they did not run in parallel: BenchmarkDispatch/pool-2workers read 4.7 us
+// they did not run in parallel: BenchmarkDispatch/offtop-2workers (bench/) read 4.7 us
 // per task that way, 0.9 us with one lock per run.)
 func (p *Pool) work(w *worker, t *task) {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
