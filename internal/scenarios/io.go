@@ -45,6 +45,9 @@ const (
 	// ioMaxIdleConns keeps a connection per worker of the largest pool
 	// (pool.MaxSize) alive between calls.
 	ioMaxIdleConns = 256
+	// ioIdleConnTimeout closes a connection idle that long, so that those of
+	// a larger pool (3 goroutines each) go once the pool is made smaller.
+	ioIdleConnTimeout = 2 * time.Second
 )
 
 // ioRates are the open-loop arrival rates, per second, [ and ] step through.
@@ -138,6 +141,7 @@ func (s *ioScenario) Start(env Env) error {
 	s.client = &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: ioMaxIdleConns,
 		MaxIdleConns:        ioMaxIdleConns,
+		IdleConnTimeout:     ioIdleConnTimeout,
 		DisableCompression:  true,
 	}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
