@@ -32,12 +32,13 @@ const (
 	maxClients   = 16
 	stopDeadline = 2 * time.Second
 	// idleConnTimeout closes a client connection idle that long. In steady
-	// state every connection is reused within 50 ms; the extra ones opened
-	// while /ping waits behind the Loop (up to 40 at workers 0: one every
-	// 50 ms for up to 2 s) are closed once the backlog clears, so the
-	// process's goroutines (3 per connection: the client's read and write
-	// loops, the server's conn) return to their baseline after a resize.
-	idleConnTimeout = time.Second
+	// state every connection is reused within 50 ms (a /ping) or at once
+	// (a closed-loop client); the extra ones opened while /ping waits
+	// behind the Loop (up to 40 at workers 0: one every 50 ms for up to
+	// 2 s) are closed once the backlog clears, so the process's goroutines
+	// (3 per connection: the client's read and write loops, the server's
+	// conn) return to their baseline after a resize (the soak test).
+	idleConnTimeout = 500 * time.Millisecond
 )
 
 // fib is the naive doubly recursive Fibonacci the seeds use as CPU work.
