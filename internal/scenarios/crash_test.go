@@ -78,11 +78,17 @@ loop:
 	if maxAbandoned == 0 {
 		t.Error("no abandoned goroutine seen")
 	}
-	if p := last.Probe; p.Count == 0 || p.P99 >= 50*time.Millisecond {
-		t.Errorf("Loop probe p99 %v (count %d) with 1 worker, want < 50ms", p.P99, p.Count)
+	// The Loop stays responsive: its probe's p99 under 50ms, or, on a
+	// machine so busy that a free goroutine is late too (the sched probe
+	// over the same window), no worse than twice that goroutine's plus
+	// 10ms. A Loop blocked by the scenario reads hundreds of ms while the
+	// free goroutine reads a few.
+	p, free := last.Probe, last.Sched
+	if limit := max(50*time.Millisecond, 2*free.P99+10*time.Millisecond); p.Count == 0 || p.P99 >= limit {
+		t.Errorf("Loop probe p99 %v (count %d) with 1 worker, want < %v (free goroutine p99 %v)", p.P99, p.Count, limit, free.P99)
 	}
-	t.Logf("%d checks; %v submitted; pool: completed %d failed %d (timed out %d) replaced %d abandoned max %d; probe p99 %v; task p99 %v; CPU %.0f%%",
-		checked, sub, last.Completed, last.Failed, last.TimedOut, last.Replaced, maxAbandoned, last.Probe.P99, last.Task.P99, last.CPUPercent)
+	t.Logf("%d checks; %v submitted; pool: completed %d failed %d (timed out %d) replaced %d abandoned max %d; probe p99 %v (free goroutine %v); task p99 %v; CPU %.0f%%",
+		checked, sub, last.Completed, last.Failed, last.TimedOut, last.Replaced, maxAbandoned, last.Probe.P99, last.Sched.P99, last.Task.P99, last.CPUPercent)
 	s.Close()
 }
 
