@@ -36,10 +36,9 @@ const (
 	soakRSSLimit = 1.10 // max RSS after the reference / RSS at the reference
 
 	// Goroutine baselines (see soakBaseline), in goroutines.
-	soakTolRest   = 2  // a period at size 1, the quiet size, vs the first cycle's
-	soakTolSize   = 12 // a period at sizes 2..8 vs the first cycle's at that size
-	soakTolInline = 24 // a period at size 0 (inline) vs the first cycle's
-	soakTolLeak   = 3  // the last full cycle's median vs the first's
+	soakTolRest = 3  // a period at size 1, the quiet size, vs the first cycle's
+	soakTolSize = 12 // a period at sizes 2..8 vs the first cycle's at that size
+	soakTolLeak = 3  // the last full cycle's median vs the first's
 )
 
 // TestSoak is the soak test of the issue "Soak: headless server with the
@@ -64,17 +63,19 @@ const (
 //     offtop losing a sample. Each excuse is logged with its numbers;
 //  3. RSS after minute 1 grows less than 10%: the largest RSS after the
 //     reference span is below 1.10 x the largest RSS within it. The span
-//     is 60s..70s when D >= 2m; for shorter runs it is D/3 .. D/3 +
-//     min(10s, D/6) (13.3s..20s at the default 40s), as there is no
-//     "after minute 1" to speak of;
+//     is one full cycle of sizes from 60s (60s..78s) when D >= 2m; for
+//     shorter runs it is D/3 .. D/3 + min(18s, D/6) (13.3s..20s at the
+//     default 40s), as there is no "after minute 1" to speak of;
 //  4. the goroutine count returns to its baseline after each resize: the
 //     baseline (goroutines minus live workers and abandoned goroutines; see
 //     soakBaseline), taken as the median of the samples from 1.2s into
-//     each 2s period to its end, is within ±2 of the first cycle's at size
-//     1 (the quiet size: one worker leaves the Loop a P), ±12 at sizes
-//     2..8 and ±24 at size 0 (requests in flight vary there), and
-//     the last full cycle's median is within 3 of the first's: a leak of one
-//     goroutine per cycle fails a 3m run;
+//     each 2s period to its end, is within ±3 of the first cycle's at size
+//     1 (the quiet size: one worker leaves the Loop a P) and ±12 at sizes
+//     2..8 (requests in flight vary there; size 0 is only logged), and the
+//     last full cycle's median is within 3 of the first's: a leak of one
+//     goroutine per cycle fails a 3m run. Periods the machine starved
+//     (see 2, or offtop's threads waiting for a CPU for 1s of the 2s) are
+//     left out, and said so;
 //  5. the scenario's answer_ok stays true (once known) and is true at the
 //     end, the pool size is the one the keys set, and offtop exits 0.
 //
@@ -257,13 +258,15 @@ func (r *soakResult) log(format string, a ...any) { r.Log = append(r.Log, fmt.Sp
 // worker leaves the Loop a P and nothing waits; 30..44 at sizes 2..8, where
 // the workers hold both Ps and up to 4 closed-loop requests and a few
 // /pings are in flight, each with its goroutines; 46..59 at size 0, where
-// /pings (one every 50ms) wait behind fib on the Loop. The cycles' medians:
-// 33..37. Before the server scenario closed idle connections, each inline
-// period left its extra ping connections open for good, and the count
-// stepped 33, 45, 57 after the first inline periods. Hence soakTolRest 2 at
-// size 1, the size where the count must come back to the same number every
-// cycle, soakTolSize 12, soakTolInline 24, and soakTolLeak 3: a leak of
-// one goroutine per resize fails a 40s run, one per cycle a 3m run.
+// /pings (one every 50ms) wait behind fib on the Loop (75 at load 4..7).
+// The cycles' medians: 33..37. A 30m run at load 4..7 read 36 once at size
+// 1 in 99 cycles (a connection's 3 goroutines in flight). Before the
+// server scenario closed idle connections, each inline period left its
+// extra ping connections open for good, and the count stepped 33, 45, 57
+// after the first inline periods. Hence soakTolRest 3 at size 1, the size
+// where the count must come back to the same number every cycle,
+// soakTolSize 12, size 0 not judged, and soakTolLeak 3: a leak of one
+// goroutine per resize fails a 40s run, one per cycle a 3m run.
 func soakBaseline(s soakSample) float64 {
 	return float64(s.Goroutines - len(s.WorkerBusy) - int(s.Abandoned))
 }
@@ -363,6 +366,26 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 		judge(fmt.Sprintf("the end (--duration %v): the last sample is at t=%.3fs; the stream ends", run.Duration, ss[len(ss)-1].TS),
 			run.Duration, gap, 0, prevDelay, run.EndRunDelay)
 	}
+	// A period in which offtop's threads waited for a CPU for half of it
+	// or more was starved even if its samples came on time: a key may
+	// apply late in it, and requests pile up. On a quiet machine a period
+	// has about 0.3s of such waiting; starved ones had 1..7s.
+	waited := map[int]time.Duration{}
+	for i := 1; i < len(ss); i++ {
+		if ss[i].RunDelay >= 0 && ss[i-1].RunDelay >= 0 {
+			waited[int(soakT(ss[i])/soakPeriod)] += ss[i].RunDelay - ss[i-1].RunDelay
+		}
+	}
+	starved := 0
+	for k, w := range waited {
+		if w >= soakPeriod/2 && !disturbed[k] {
+			disturbed[k] = true
+			starved++
+		}
+	}
+	if starved > 0 {
+		res.log("%d more periods starved (offtop's threads waited >= %v for a CPU in one) though their samples came on time", starved, soakPeriod/2)
+	}
 	res.log("samples: %d at %v over %v; %d late or missed, %d of them excused by starvation", len(ss), soakInterval, run.Duration, lateSamples, excused)
 	if lateSamples > len(ss)/4 {
 		res.log("warning: more than a quarter of the samples were late: the machine was too busy for this soak to say much about timing")
@@ -372,13 +395,16 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 
 // checkSoakRSS: RSS after minute 1 grows less than 10%.
 //
-// Measured (3m run): RSS climbs in the first minute (14 MB at 0.3s, 21 MB
-// at 15s, 22.4 MB at 60s), then flattens: 23.0 MB at 65s, 23.07 MB max
-// after 70s, +0.3% over the 60..70s maximum. The reference is the maximum
-// over a span, not one sample, so a GC trough is not the reference.
+// Measured (3m runs): RSS climbs in the first minute (14 MB at 0.3s, 21 MB
+// at 15s, 22.4 MB at 60s), then flattens: +0.1..2.4% over the reference.
+// The reference is the maximum over one full cycle of sizes from 60s (to
+// 78s), not one sample, so that it holds every size's own peak and a GC
+// trough is not the reference: over a 10s span (sizes 3..7 only), a 30m
+// run on a machine at load 4..7 read x1.105 (21.27 MB at 64s, 23.50 MB at
+// 27.7 min).
 func checkSoakRSS(res *soakResult, run soakRun) {
 	from := 60 * time.Second
-	span := 10 * time.Second
+	span := soakSizes * soakPeriod
 	if run.Duration < 2*time.Minute {
 		from = run.Duration / 3
 		span = min(span, run.Duration/6)
@@ -411,8 +437,21 @@ func checkSoakRSS(res *soakResult, run soakRun) {
 		res.fail("RSS: no samples in the reference span %v..%v (max %d) or after it (max %d)", from, from+span, ref, after)
 		return
 	}
+	// The trend, for the log: the largest RSS in each tenth of the run.
+	var trend strings.Builder
+	for i := range 10 {
+		lo, hi := run.Duration*time.Duration(i)/10, run.Duration*time.Duration(i+1)/10
+		m := int64(-1)
+		for _, s := range run.Samples {
+			if t := soakT(s); t >= lo && t < hi && s.RSSBytes != nil {
+				m = max(m, *s.RSSBytes)
+			}
+		}
+		fmt.Fprintf(&trend, " %.2f", float64(m)/1e6)
+	}
+	res.log("RSS MB, max in each tenth of the run:%s", trend.String())
 	ratio := float64(after) / float64(ref)
-	rule := "60s..70s"
+	rule := fmt.Sprintf("%v..%v", from, from+span)
 	if run.Duration < 2*time.Minute {
 		rule = fmt.Sprintf("%v..%v (D/3, as D < 2m)", from.Round(100*time.Millisecond), (from + span).Round(100*time.Millisecond))
 	}
@@ -530,13 +569,14 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 		for size, v := range bs {
 			refC := slices.IndexFunc(res.Baselines, func(b []float64) bool { return !math.IsNaN(b[size]) })
 			tol := float64(soakTolSize)
-			switch size {
-			case 0:
-				tol = soakTolInline
-			case 1:
+			if size == 1 {
 				tol = soakTolRest
 			}
-			if math.IsNaN(v) || refC >= c {
+			// Size 0 is logged, not judged: how many /pings wait behind
+			// the Loop there depends on how busy the machine is (46..59
+			// on a quiet one, 75 at load 4..7); a leak made there shows
+			// at size 1 next.
+			if math.IsNaN(v) || refC >= c || size == 0 {
 				continue
 			}
 			if ref := res.Baselines[refC][size]; math.Abs(v-ref) > tol {
