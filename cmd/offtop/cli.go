@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/term"
 
@@ -40,21 +41,29 @@ func usagef(format string, a ...any) error {
 	return &usageError{oneLine(fmt.Sprintf(format, a...))}
 }
 
-// oneLine escapes the control characters that came in with the input (a
-// flag named "-\r", say) as Go escapes them, so that a message naming the
-// input stays one line whatever was typed.
+// oneLine makes a message that names the input safe to print on one line
+// whatever was typed: control characters (a flag named "-\r", say),
+// invisible formatting ones (U+202E turns text around) and bytes that are
+// not UTF-8 (0x9b starts a terminal escape) are escaped as Go escapes them,
+// and a message longer than maxMessage runes is cut, ending in "...".
 func oneLine(msg string) string {
-	if !strings.ContainsFunc(msg, unicode.IsControl) {
-		return msg
-	}
+	const maxMessage = 300
 	var b strings.Builder
-	for _, r := range msg {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r) // '\r', '\x00'
-			b.WriteString(q[1 : len(q)-1])
-			continue
+	n := 0
+	for i, r := range msg {
+		if n++; n > maxMessage {
+			b.WriteString("...")
+			break
 		}
-		b.WriteRune(r)
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(msg[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || !unicode.IsPrint(r) && r != ' ':
+			q := strconv.QuoteRune(r) // '\r', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }

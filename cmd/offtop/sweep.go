@@ -46,8 +46,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers %q: %v", *workers, err))
 	}
-	if c.Duration <= 0 {
-		return sweepUsageError(stderr, fmt.Sprintf("--duration %v: must be > 0", c.Duration))
+	if c.Duration < time.Second {
+		// Shorter runs hold fewer samples than a window needs (the
+		// session's window is derived from the duration).
+		return sweepUsageError(stderr, fmt.Sprintf("--duration %v: must be at least 1s", c.Duration))
 	}
 	if !(c.Base.Scale > 0 && c.Base.Scale <= 1000) {
 		return sweepUsageError(stderr, fmt.Sprintf("--scale %v: must be > 0 and <= 1000", c.Base.Scale))
