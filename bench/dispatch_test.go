@@ -3,10 +3,9 @@
 // bare unbuffered channel, github.com/panjf2000/ants/v2 and
 // github.com/alitto/pond/v2, in one `go test -bench` run:
 //
-//   - BenchmarkDispatch: the cost of dispatching a trivial task, in the
-//     shape of the parent's internal/pool BenchmarkDispatch (one submitter,
-//     a trivial task, each completion signals a WaitGroup; the clock stops
-//     when all b.N have run), at 1, 2 and 8 workers.
+//   - BenchmarkDispatch: the cost of dispatching a trivial task (one
+//     submitter, each completion signals a WaitGroup, the clock stops when
+//     all b.N have run: dispatchN), at 1, 2 and 8 workers.
 //   - BenchmarkProbeUnderLoad (probe_test.go): offtop's Loop-delay probe
 //     while each pool runs 1 ms CPU tasks at 2 workers.
 //
@@ -33,6 +32,23 @@ func name(kind string, n int) string {
 	return fmt.Sprintf("%s-%dworkers", kind, n)
 }
 
+// dispatchN is the shape every row shares: submit b.N trivial tasks, each
+// of which signals wg when it has run, and stop the clock when all have.
+// submit is called the same way for every implementation, so the indirect
+// call it costs (a few ns) is the same in every row.
+func dispatchN(b *testing.B, wg *sync.WaitGroup, submit func() error) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	wg.Add(b.N)
+	for i := 0; i < b.N; i++ {
+		if err := submit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+	b.StopTimer()
+}
+
 func BenchmarkDispatch(b *testing.B) {
 	for _, n := range sizes {
 		// The completion is signalled by Submit's done callback, which
@@ -46,15 +62,7 @@ func BenchmarkDispatch(b *testing.B) {
 			var wg sync.WaitGroup
 			task := func() {}
 			done := func(error) { wg.Done() }
-			b.ReportAllocs()
-			b.ResetTimer()
-			wg.Add(b.N)
-			for i := 0; i < b.N; i++ {
-				if err := p.Submit(task, done); err != nil {
-					b.Fatal(err)
-				}
-			}
-			wg.Wait()
+			dispatchN(b, &wg, func() error { return p.Submit(task, done) })
 		})
 	}
 	for _, n := range sizes {
@@ -62,24 +70,14 @@ func BenchmarkDispatch(b *testing.B) {
 			ch := make(chan func())
 			var wg, workers sync.WaitGroup
 			for range n {
-				workers.Add(1)
-				go func() {
-					defer workers.Done()
+				workers.Go(func() {
 					for fn := range ch {
 						fn()
-						wg.Done()
 					}
-				}()
+				})
 			}
-			task := func() {}
-			b.ReportAllocs()
-			b.ResetTimer()
-			wg.Add(b.N)
-			for i := 0; i < b.N; i++ {
-				ch <- task
-			}
-			wg.Wait()
-			b.StopTimer()
+			task := func() { wg.Done() }
+			dispatchN(b, &wg, func() error { ch <- task; return nil })
 			close(ch)
 			workers.Wait()
 		})
@@ -93,15 +91,7 @@ func BenchmarkDispatch(b *testing.B) {
 			defer p.Release()
 			var wg sync.WaitGroup
 			task := func() { wg.Done() }
-			b.ReportAllocs()
-			b.ResetTimer()
-			wg.Add(b.N)
-			for i := 0; i < b.N; i++ {
-				if err := p.Submit(task); err != nil {
-					b.Fatal(err)
-				}
-			}
-			wg.Wait()
+			dispatchN(b, &wg, func() error { return p.Submit(task) })
 		})
 	}
 	for _, n := range sizes {
@@ -110,13 +100,7 @@ func BenchmarkDispatch(b *testing.B) {
 			defer p.StopAndWait()
 			var wg sync.WaitGroup
 			task := func() { wg.Done() }
-			b.ReportAllocs()
-			b.ResetTimer()
-			wg.Add(b.N)
-			for i := 0; i < b.N; i++ {
-				p.Submit(task)
-			}
-			wg.Wait()
+			dispatchN(b, &wg, func() error { p.Submit(task); return nil })
 		})
 	}
 }
