@@ -1,0 +1,116 @@
+// Package shape decides whether a timing shape may be judged on this
+// machine now. offtop's tests come in two tiers (README, "Tests"): tests of
+// behaviour, which never depend on how fast the machine is, and timing
+// shapes (a ratio of tails, an ordering of wall times, a calibration),
+// built only with the tag `shape` and judged only where the machine is
+// quiet. A busy machine gives "not judged: the machine is busy (...)", a
+// skip with the measured reason, never a silent pass and never a failure.
+package shape
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Limits of a quiet machine. A spinning goroutine that waits more than
+// MaxRunDelay of its time for a CPU (run delay in /proc/self/schedstat), or
+// a 1-minute load average above MaxLoadPerCPU times the CPUs, means other
+// work shares the cores and a timing shape measures the neighbours.
+// The figures are this project's choice: on the 2-core VM a quiet run reads
+// a run delay of 0-2% and load 0.1-1.2; two busy loops beside it read
+// 40-60% and load above 2.
+const (
+	MaxRunDelay   = 0.10
+	MaxLoadPerCPU = 0.75
+)
+
+// Busy measures the machine for about d and returns why it is too busy to
+// judge a timing shape, or "" when it is quiet. It spins one goroutine per
+// CPU for d and reads how long they waited for a CPU, so it costs d of
+// every core. On systems without /proc it reports "" (nothing to measure).
+func Busy(d time.Duration) string {
+	if load, ok := loadAvg(); ok && load > MaxLoadPerCPU*float64(runtime.NumCPU()) {
+		return fmt.Sprintf("load average %.2f on %d CPUs, above %.2f per CPU", load, runtime.NumCPU(), MaxLoadPerCPU)
+	}
+	before, ok := runDelay()
+	if !ok {
+		return ""
+	}
+	n := runtime.NumCPU()
+	start := time.Now()
+	done := make(chan struct{})
+	for range n {
+		go func() {
+			for time.Since(start) < d {
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range n {
+		<-done
+	}
+	wall := time.Since(start)
+	after, _ := runDelay()
+	share := float64(after-before) / float64(time.Duration(n)*wall)
+	if share > MaxRunDelay {
+		return fmt.Sprintf("offtop's threads waited %.0f%% of %v for a CPU (run delay, /proc/self/schedstat), above %.0f%%",
+			100*share, wall.Round(time.Millisecond), 100*MaxRunDelay)
+	}
+	return ""
+}
+
+// Judge skips t with "not judged: the machine is busy (REASON)" when Busy
+// says so; otherwise it returns and the caller judges its shape.
+func Judge(t testing.TB) {
+	t.Helper()
+	if why := Busy(300 * time.Millisecond); why != "" {
+		t.Skipf("not judged: the machine is busy (%s)", why)
+	}
+}
+
+// runDelay sums the run delay (ns spent runnable, waiting for a CPU: the
+// second field of schedstat, Documentation/scheduler/sched-stats.rst) over
+// this process's threads.
+func runDelay() (time.Duration, bool) {
+	dir := "/proc/self/task"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	var sum int64
+	for _, e := range ents {
+		b, err := os.ReadFile(dir + "/" + e.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += v
+	}
+	return time.Duration(sum), true
+}
+
+// loadAvg is the 1-minute load average from /proc/loadavg.
+func loadAvg() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil
+}
