@@ -92,6 +92,15 @@ func (sm *sampler) take(s *Session) Snapshot {
 	scen := s.scen
 	s.mu.Unlock()
 	st := scen.Status()
+	for _, r := range st.Readouts {
+		if r.Key == "answer_ok" && r.Known {
+			s.sizes.answer(ctl.Scenario, r.Value != 0)
+		}
+	}
+	// A GOMAXPROCS the runtime changed by itself starts a row too.
+	if k, changed := s.sizes.withGOMAXPROCS(ctl.GOMAXPROCS); changed {
+		s.enterSize(k)
+	}
 
 	dt := now.Sub(sm.at)
 	busy, oncpu := pool.Utilization(sm.pool, ps)
@@ -153,6 +162,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 	sm.queue = appendCapped(sm.queue, float64(ps.Queued))
 	snap.ProbeP99History = append([]float64(nil), sm.p99...)
 	snap.QueueDepthHistory = append([]float64(nil), sm.queue...)
+	snap.Sizes = s.sizes.snapshot()
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
 	snap.control(ctl)

@@ -96,6 +96,10 @@ type Snapshot struct {
 
 	Readouts []scenarios.Readout
 
+	// Sizes is the per-size accounting of every scenario run so far
+	// (SizeRow), scenarios in order of first use, sizes ascending.
+	Sizes []SizeRow
+
 	Interval, Resolution, Window time.Duration
 	// SamplesMissed counts sample times skipped since the start because a
 	// sample ran late (the sampler starved of CPU, or the process stopped).

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -305,28 +306,7 @@ func num(v *float64) string {
 	if v == nil {
 		return "n/a"
 	}
-	return Figure(*v)
-}
-
-// Figure formats a figure for a table with about three significant
-// digits, whole numbers whole; n/a for NaN or an infinity. The sweep table
-// and the exit summary both print with it.
-func Figure(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == math.Trunc(v) && a < 1e15:
-		return strconv.FormatFloat(v, 'f', 0, 64) // a count reads whole
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
+	return report.Figure(*v)
 }
 
 func answer(r Row) string {
