@@ -231,3 +231,39 @@ func Figure(v float64) string {
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
 }
+
+// Keep returns t with at most n rows: the current and the best first,
+// then the others in order, kept in table order; and how many were left
+// out.
+func (t Table) Keep(n int) (Table, int) {
+	if n <= 0 || len(t.Rows) <= n {
+		return t, 0
+	}
+	keep := make([]bool, len(t.Rows))
+	left := n
+	mark := func(i int) {
+		if i >= 0 && !keep[i] && left > 0 {
+			keep[i] = true
+			left--
+		}
+	}
+	for i, r := range t.Rows {
+		if r.Current {
+			mark(i)
+		}
+	}
+	mark(t.Best)
+	for i := range t.Rows {
+		mark(i)
+	}
+	out := Table{Scenario: t.Scenario, Spec: t.Spec, Best: -1}
+	for i, r := range t.Rows {
+		if keep[i] {
+			if i == t.Best {
+				out.Best = len(out.Rows)
+			}
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return out, len(t.Rows) - len(out.Rows)
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/offtop/offtop/internal/pool"
@@ -84,6 +85,10 @@ type Session struct {
 	paused   bool
 	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
 	gmpSource string
+
+	// histGen counts what empties the charts' history: r, and a switch of
+	// scenario (each scenario's history is its own).
+	histGen atomic.Int64
 
 	// lastMu guards last, the newest sample.
 	lastMu sync.Mutex
@@ -186,7 +191,7 @@ func New(c Config) (*Session, error) {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
 	}
-	s.sizes = newSizes(nil, s.counters, c.Resolution)
+	s.sizes = newSizes(nil, s.counters, c.Resolution, c.Window)
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
 	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
@@ -415,6 +420,7 @@ func (s *Session) apply(a Action) error {
 		scen.Pause(s.paused)
 		s.mu.Unlock()
 	case Reset:
+		s.histGen.Add(1)
 		s.resetFigures()
 		scen.Reset()
 		k := s.sizeKey()
@@ -491,6 +497,7 @@ func (s *Session) switchScenario() error {
 		return fmt.Errorf("%w: start %s: %w", ErrAction, next, err)
 	}
 	s.resetFigures()
+	s.histGen.Add(1)
 	s.mu.Lock()
 	s.scen, s.scenName, s.paused = &stopOnce{Scenario: scen}, next, false
 	s.mu.Unlock()

@@ -104,6 +104,12 @@ type sizes struct {
 	read counters
 	res  time.Duration // probe resolution: the correction interval
 
+	// second is the Loop probe, corrected, over the last second (the
+	// charts' per-second p99); window is every headline observation over
+	// the session's window (the headline "now"). Both are safe on their own.
+	second *hist.Recorder
+	window *hist.Recorder
+
 	mu       sync.Mutex
 	rows     map[sizeKey]*sizeAcc
 	order    []*sizeAcc     // in order of first use
@@ -114,11 +120,12 @@ type sizes struct {
 // one older than all of them is dropped (counted in no row).
 const maxStretches = 64
 
-func newSizes(now func() time.Time, read counters, res time.Duration) *sizes {
+func newSizes(now func() time.Time, read counters, res, window time.Duration) *sizes {
 	if now == nil {
 		now = time.Now
 	}
-	return &sizes{now: now, read: read, res: res, rows: map[sizeKey]*sizeAcc{}}
+	return &sizes{now: now, read: read, res: res, rows: map[sizeKey]*sizeAcc{},
+		second: hist.NewRecorder(time.Second, now), window: hist.NewRecorder(window, now)}
 }
 
 // enter makes k the row in force from now. With drained true its
@@ -226,6 +233,7 @@ func (z *sizes) file(start time.Time) *sizeAcc {
 // now: it was due at now - late, and is filed under the row in force then,
 // corrected with the probe's resolution.
 func (z *sizes) observeProbe(late time.Duration) {
+	z.second.RecordCorrected(int64(late), int64(z.res))
 	now := z.now()
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -237,6 +245,7 @@ func (z *sizes) observeProbe(late time.Duration) {
 
 // observeHeadline takes one headline observation of d that ended now.
 func (z *sizes) observeHeadline(d time.Duration) {
+	z.window.Record(int64(d))
 	now := z.now()
 	z.mu.Lock()
 	defer z.mu.Unlock()

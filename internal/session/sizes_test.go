@@ -35,7 +35,7 @@ func rowOf(t *testing.T, rows []SizeRow, scen string, workers int) SizeRow {
 func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
-	z := newSizes(c.now, c.read, 10*time.Millisecond)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(8*time.Second, 160, 8)
 	z.settle(z.enter(sizeKey{"server", 1, 2}, false))
@@ -75,7 +75,7 @@ func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 func TestSizesFileByStart(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
-	z := newSizes(c.now, c.read, 10*time.Millisecond)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(time.Second, 0, 0)
 	z.observeHeadline(800 * time.Millisecond)
@@ -108,7 +108,7 @@ func TestSizesFileByStart(t *testing.T) {
 func TestSizesProbeCorrected(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
-	z := newSizes(c.now, c.read, 10*time.Millisecond)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.enter(sizeKey{"stall", 1, 2}, true)
 	c.at(time.Second, 0, 0)
 	z.observeProbe(100 * time.Millisecond)
@@ -126,7 +126,7 @@ func TestSizesProbeCorrected(t *testing.T) {
 func TestSizesClearAndScenarios(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
-	z := newSizes(c.now, c.read, 10*time.Millisecond)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(2*time.Second, 0, 0)
 	z.enter(sizeKey{"count", 0, 2}, true)

@@ -145,3 +145,6 @@ func appendBlock(out, block []string, n, w int) []string {
 	}
 	return out
 }
+
+// cellWidth is the cells s takes on screen, escape sequences aside.
+func cellWidth(s string) int { return ansi.StringWidth(s) }

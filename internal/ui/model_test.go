@@ -107,6 +107,7 @@ var keyTable = []struct {
 	{"q", session.Action{}, true, true},
 	{"ctrl+c", session.Action{}, true, true},
 	{"?", session.Action{}, false, false},
+	{"d", session.Action{}, false, false},
 	{"x", session.Action{}, false, false},
 	{"", session.Action{}, false, false},
 	{"enter", session.Action{}, false, false},
@@ -126,7 +127,7 @@ func TestKeysListsEveryKey(t *testing.T) {
 	got := Keys()
 	var want []string
 	for _, c := range keyTable {
-		if c.ok || c.key == "?" {
+		if c.ok || c.key == "?" || c.key == "d" {
 			want = append(want, c.key)
 		}
 	}
@@ -214,11 +215,11 @@ func TestKeyUpdatesScreenAtOnce(t *testing.T) {
 func TestHelpToggles(t *testing.T) {
 	m := New(newFake(), time.Hour)
 	m, _ = press(t, m, "?")
-	if !m.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
+	if !m.view.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
 		t.Fatal("? did not open help")
 	}
 	m, _ = press(t, m, "?")
-	if m.help || strings.Contains(ansi.Strip(m.View().Content), "reading the screen") {
+	if m.view.help || strings.Contains(ansi.Strip(m.View().Content), "reading the screen") {
 		t.Fatal("? did not close help")
 	}
 }
@@ -239,15 +240,15 @@ func TestApplyErrorShownThenCleared(t *testing.T) {
 	f := newFake()
 	f.err = errors.New("pool is closed")
 	m, _ := press(t, New(f, time.Hour), "+")
-	if m.lastErr != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
-		t.Errorf("error not shown: %q", m.lastErr)
+	if m.view.errLine != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
+		t.Errorf("error not shown: %q", m.view.errLine)
 	}
 	f.mu.Lock()
 	f.err = nil
 	f.mu.Unlock()
 	m, _ = press(t, m, "+")
-	if m.lastErr != "" || strings.Contains(ansi.Strip(m.View().Content), "pool is closed") {
-		t.Errorf("error not cleared: %q", m.lastErr)
+	if m.view.errLine != "" || strings.Contains(ansi.Strip(m.View().Content), "pool is closed") {
+		t.Errorf("error not cleared: %q", m.view.errLine)
 	}
 }
 
@@ -320,7 +321,7 @@ func TestStaleSampleDropped(t *testing.T) {
 func TestOtherMessagesIgnored(t *testing.T) {
 	m := New(newFake(), time.Hour)
 	next, cmd := m.Update(tea.KeyReleaseMsg{Code: 'q'})
-	if cmd != nil || next.(Model).help {
+	if cmd != nil || next.(Model).view.help {
 		t.Error("key release acted")
 	}
 }
