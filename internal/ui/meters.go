@@ -40,26 +40,27 @@ type meter struct {
 // worker), named apart from the Loop's queue (callbacks waiting for the
 // Loop) on the Loop's line.
 func metersPanel(s session.Snapshot, w, rows int) []string {
-	extra := fmt.Sprintf("pool queue %5d  running %3d  failed %5d  %6s tasks/s",
-		s.QueueDepth, s.Running, s.Failed, fmtNum(s.ThroughputPerSec))
+	failed := "failed " + fixedInt(s.Failed, 5)
 	if s.Failed > 0 {
-		extra = strings.Replace(extra, fmt.Sprintf("failed %5d", s.Failed), theme.Hot.Render(fmt.Sprintf("failed %5d", s.Failed)), 1)
+		failed = theme.Hot.Render(failed)
 	}
+	extra := "pool queue " + fixedInt(s.QueueDepth, 5) + "  running " + fixedInt(s.Running, 4) + "  " + failed +
+		"  " + fixedNum(s.ThroughputPerSec, 6) + " tasks/s"
 	out := []string{cutTitle("loop and workers", extra, w)}
 
 	cols := meterCols(w)
 	cellW := (w - colGap*(cols-1)) / cols
 	loop := meterCell(meter{label: "loop", busy: s.LoopBusy, loop: true}, cellW)
-	cpu := "CPU  n/a"
+	cpu := "CPU   n/a"
 	if s.CPUPercent >= 0 {
-		cpu = fmt.Sprintf("CPU %4s%%", fmtNum(s.CPUPercent))
+		cpu = "CPU " + fixedNum(s.CPUPercent, 4) + "%"
 	}
-	rss := "RSS     n/a"
+	rss := "RSS       n/a"
 	if s.RSSBytes >= 0 {
-		rss = fmt.Sprintf("RSS %5.1f MB", float64(s.RSSBytes)/(1<<20))
+		rss = "RSS " + fixedMB(s.RSSBytes)
 	}
 	out = append(out, fitCells(w, loop,
-		fmt.Sprintf("Loop queue %4d", s.LoopQueued), cpu+" now", rss, fmt.Sprintf("goroutines %5d", s.Goroutines)))
+		"Loop queue "+fixedInt(int64(s.LoopQueued), 5), cpu+" now", rss, "goroutines "+fixedInt(int64(s.Goroutines), 5)))
 
 	ms := make([]meter, 0, len(s.WorkerBusy))
 	for i, b := range s.WorkerBusy {

@@ -351,3 +351,64 @@ func TestKeysApplyInTheOrderPressed(t *testing.T) {
 		t.Errorf("workers %d, want 0", got)
 	}
 }
+
+// TestHelpScrollsToEveryLineAt80x24: at 80x24 the ? screen does not fit;
+// down reaches its last line, up its first, and every line of it is shown
+// on the way; keys other than scroll, close and quit do nothing there.
+func TestHelpScrollsToEveryLineAt80x24(t *testing.T) {
+	f := newFake()
+	m := New(f, time.Hour)
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = next.(Model)
+	m, _ = press(t, m, "?")
+	all := helpLines(m.snap, 80)
+	if len(all) <= 21 {
+		t.Fatalf("help has %d lines: fits 80x24, nothing to scroll", len(all))
+	}
+	seen := map[string]bool{}
+	for range len(all) + 5 {
+		for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
+			seen[strings.TrimRight(l, " ")] = true
+		}
+		m, _ = press(t, m, "down")
+	}
+	for _, l := range all {
+		if p := strings.TrimRight(ansi.Strip(l), " "); p != "" && !seen[p] {
+			t.Errorf("help line never shown: %q", p)
+		}
+	}
+	if len(f.Actions()) != 0 {
+		t.Errorf("scrolling applied %v", f.Actions())
+	}
+	m, _ = press(t, m, "4") // not a help key: nothing
+	if !m.view.help || len(f.Actions()) != 0 {
+		t.Error("4 on the help screen left it or applied")
+	}
+	for range len(all) {
+		m, _ = press(t, m, "up")
+	}
+	if m.view.helpTop != 0 {
+		t.Errorf("up did not reach the top: %d", m.view.helpTop)
+	}
+	m, _ = press(t, m, "esc")
+	if m.view.help {
+		t.Error("esc did not close help")
+	}
+}
+
+// TestDetailToggles: d shows the latency table in place of the
+// dashboard's panels, d again brings them back; it applies nothing.
+func TestDetailToggles(t *testing.T) {
+	f := newFake()
+	m, _ := press(t, New(f, time.Hour), "d")
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "latency ms") || strings.Contains(out, "sizes tried") {
+		t.Errorf("d did not show the detail:\n%s", out)
+	}
+	m, _ = press(t, m, "d")
+	if out := ansi.Strip(m.View().Content); strings.Contains(out, "latency ms") || !strings.Contains(out, "sizes tried") {
+		t.Errorf("d again did not bring the dashboard back:\n%s", out)
+	}
+	if len(f.Actions()) != 0 {
+		t.Errorf("d applied %v", f.Actions())
+	}
+}

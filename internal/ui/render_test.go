@@ -99,8 +99,8 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",
 		">      8      4s          190          195", "best: lowest ping p99 -> 1 worker (8.40 ms)",
 		// meters
-		"loop and workers", "pool queue    12", "running   8", "failed     3", "96 tasks/s",
-		"loop [", " 93%!  Loop queue    3", "CPU  184% now", "RSS  43.1 MB",
+		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
+		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MB",
 		"w0   [", "100%! cpu  48%", "w2   [", "70%▲ cpu  70%", "+5 more",
 		// readouts
 		"load: 2 clients per endpoint  [ ] to change", "ping p50      0.21 ms",
@@ -173,7 +173,7 @@ func TestRenderUnknownFiguresAreNA(t *testing.T) {
 	s.CPUPercent = -1
 	s.RSSBytes = -1
 	out := plain(s, 80, 24, false)
-	for _, want := range []string{"cpu  n/a", "CPU  n/a", "RSS     n/a"} {
+	for _, want := range []string{"cpu  n/a", "CPU   n/a", "RSS       n/a"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q\n%s", want, out)
 		}
