@@ -43,6 +43,14 @@ func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table 
 	return t
 }
 
+// Of returns scenario's table of rows as they are (a sweep's, one per
+// run), the best marked.
+func Of(scenario string, rows []session.SizeJSON) Table {
+	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Rows: rows}
+	t.Best = best(t.Rows, t.Spec)
+	return t
+}
+
 // Scenarios lists the scenarios of sizes in their order of first use.
 func Scenarios(sizes []session.SizeRow) []string {
 	var out []string
@@ -106,9 +114,13 @@ func SizeCell(workers int) string {
 
 // Column is one column of a size table.
 type Column struct {
-	Head  string
+	Head string
+	// Width is the column's cells; 0 sizes it to its widest cell (a
+	// printed table; the live panel's columns have fixed widths, so no
+	// figure moves another).
 	Width int
-	Cell  func(r session.SizeJSON) string
+	// Cell is row i's text; r is t.Rows[i].
+	Cell func(i int, r session.SizeJSON) string
 }
 
 // Columns are the table's columns: the panel's six, and with wide the
@@ -118,27 +130,27 @@ type Column struct {
 func (t Table) Columns(wide, gomaxprocs bool) []Column {
 	hl := t.Spec.Label() + " " + t.Spec.Unit
 	cols := []Column{
-		{"size", 6, func(r session.SizeJSON) string { return SizeCell(r.Workers) }},
+		{"size", 6, func(_ int, r session.SizeJSON) string { return SizeCell(r.Workers) }},
 	}
 	if gomaxprocs {
-		cols = append(cols, Column{"GOMAXPROCS", 10, func(r session.SizeJSON) string { return strconv.Itoa(r.GOMAXPROCS) }})
+		cols = append(cols, Column{"GOMAXPROCS", 10, func(_ int, r session.SizeJSON) string { return strconv.Itoa(r.GOMAXPROCS) }})
 	}
 	cols = append(cols,
-		Column{"held", 6, func(r session.SizeJSON) string { return Figure(r.HeldS) + "s" }},
-		Column{"Loop p99 ms", 11, func(r session.SizeJSON) string { return Opt(r.ProbeP99MS) }},
+		Column{"held", 6, func(_ int, r session.SizeJSON) string { return Figure(r.HeldS) + "s" }},
+		Column{"Loop p99 ms", 11, func(_ int, r session.SizeJSON) string { return Opt(r.ProbeP99MS) }},
 	)
 	if wide {
-		cols = append(cols, Column{"Loop max ms", 11, func(r session.SizeJSON) string { return Opt(r.ProbeMaxMS) }})
+		cols = append(cols, Column{"Loop max ms", 11, func(_ int, r session.SizeJSON) string { return Opt(r.ProbeMaxMS) }})
 	}
 	if !t.Spec.FromProbe { // for stall the headline is the probe: no second copy
-		cols = append(cols, Column{hl, max(len(hl), 6), func(r session.SizeJSON) string { return Opt(r.HeadlineP99MS) }})
+		cols = append(cols, Column{hl, max(len(hl), 6), func(_ int, r session.SizeJSON) string { return Opt(r.HeadlineP99MS) }})
 	}
 	cols = append(cols,
-		Column{"tasks/s", 7, func(r session.SizeJSON) string { return Figure(r.ThroughputPerS) }},
-		Column{"CPU/wall", 8, func(r session.SizeJSON) string { return Opt(r.CPUPerWall) }},
+		Column{"tasks/s", 7, func(_ int, r session.SizeJSON) string { return Figure(r.ThroughputPerS) }},
+		Column{"CPU/wall", 8, func(_ int, r session.SizeJSON) string { return Opt(r.CPUPerWall) }},
 	)
 	if wide {
-		cols = append(cols, Column{"answer_ok", 9, func(r session.SizeJSON) string { return Answer(r.AnswerOK) }})
+		cols = append(cols, Column{"answer_ok", 9, func(_ int, r session.SizeJSON) string { return Answer(r.AnswerOK) }})
 	}
 	return cols
 }
@@ -170,7 +182,23 @@ func (t Table) Marks(i int) string {
 // columns two spaces apart, each row led by its marks. The same text is the
 // panel's body and the summary's table.
 func (t Table) Lines(wide bool) []string {
-	cols := t.Columns(wide, t.MixedGOMAXPROCS())
+	return t.Render(t.Columns(wide, t.MixedGOMAXPROCS()))
+}
+
+// Render is the table with the given columns (Columns' and any of the
+// caller's own, such as the sweep's speed-up): a header and one line per
+// row, right-aligned columns two spaces apart, each row led by its marks.
+func (t Table) Render(cols []Column) []string {
+	cols = append([]Column(nil), cols...)
+	for ci, c := range cols {
+		if c.Width == 0 {
+			w := len(c.Head)
+			for i, r := range t.Rows {
+				w = max(w, len(c.Cell(i, r)))
+			}
+			cols[ci].Width = w
+		}
+	}
 	var b strings.Builder
 	line := func(marks string, cell func(c Column) string) string {
 		b.Reset()
@@ -187,7 +215,7 @@ func (t Table) Lines(wide bool) []string {
 	}
 	out := []string{line("  ", func(c Column) string { return c.Head })}
 	for i, r := range t.Rows {
-		out = append(out, line(t.Marks(i), func(c Column) string { return c.Cell(r) }))
+		out = append(out, line(t.Marks(i), func(c Column) string { return c.Cell(i, r) }))
 	}
 	return out
 }
