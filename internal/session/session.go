@@ -454,11 +454,15 @@ func (s *Session) apply(a Action) error {
 	return nil
 }
 
-// resetFigures empties the pool's and the probes' histograms.
+// resetFigures empties the pool's and the probes' histograms, and the
+// headline's window and the charts' per-second probe (the size rows are
+// the caller's business: r clears the scenario's, tab keeps them).
 func (s *Session) resetFigures() {
 	s.pool.ResetLatency()
 	s.lag.Reset()
 	s.sched.Reset()
+	s.sizes.second.Reset()
+	s.sizes.window.Reset()
 }
 
 // switchScenario stops the current scenario (its servers closed, its

@@ -176,3 +176,34 @@ func TestSessionCarriesSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestResetClearsHistoryAndRows: r empties the charts' history and the
+// scenario's size rows (one fresh row for the size in force); the pool
+// size history follows the size.
+func TestResetClearsHistoryAndRows(t *testing.T) {
+	s, err := New(Config{Scenario: "stall", Workers: 1, Interval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var snap Snapshot
+	for snap.Elapsed < 300*time.Millisecond || len(snap.Sizes) < 2 {
+		snap = <-s.Samples()
+	}
+	if n := len(snap.WorkersHistory); n < 5 || snap.WorkersHistory[n-1] != 2 || len(snap.ProbeP99History) != n {
+		t.Fatalf("history before r: workers %v, probe %d points", snap.WorkersHistory, len(snap.ProbeP99History))
+	}
+	if err := s.Apply(Action{Kind: Reset}); err != nil {
+		t.Fatal(err)
+	}
+	snap = <-s.Samples()
+	for snap.Sizes[0].Workers != 2 { // a sample taken before the reset applied
+		snap = <-s.Samples()
+	}
+	if len(snap.WorkersHistory) > 3 || len(snap.Sizes) != 1 || !snap.Sizes[0].Current {
+		t.Errorf("after r: %d history points, sizes %+v", len(snap.WorkersHistory), snap.Sizes)
+	}
+}
