@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -60,28 +61,63 @@ func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 	if len(line.Sizes) != 4 {
 		t.Fatalf("JSON sizes has %d rows, want 4", len(line.Sizes))
 	}
-	lines := strings.Split(out, "\n")
 	for _, r := range line.Sizes {
-		want := []string{report.SizeCell(r.Workers), report.Figure(r.HeldS) + "s", report.Opt(r.ProbeP99MS),
-			report.Opt(r.ProbeMaxMS)}
-		if !scenarios.Headline(r.Scenario).FromProbe {
-			want = append(want, report.Opt(r.HeadlineP99MS))
-		}
-		want = append(want, report.Figure(r.ThroughputPerS), report.Opt(r.CPUPerWall), report.Answer(r.AnswerOK))
-		found := false
-		for _, l := range lines {
-			if f := strings.Fields(strings.TrimLeft(l, " >*")); len(f) == len(want) && f[0] == want[0] && strings.Join(f, " ") == strings.Join(want, " ") {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("no summary row %q for %s/%d:\n%s", strings.Join(want, " "), r.Scenario, r.Workers, out)
+		if !summaryHasRow(out, r) {
+			t.Errorf("no summary row for %s/%d with the JSON's figures %+v:\n%s", r.Scenario, r.Workers, r, out)
 		}
 	}
 	for _, w := range []string{"offtop ran 35.0s", "server 24.0s  answer_ok ok", "best: lowest ping p99 -> 1 worker (8.41 ms)",
 		"count 10s  answer_ok n/a", "ping p99 ms", "Loop p99 ms", "tasks/s"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// summaryHasRow reports whether out has a table row with exactly r's
+// figures, as the JSON line carries them, in column order.
+func summaryHasRow(out string, r session.SizeJSON) bool {
+	want := []string{report.SizeCell(r.Workers), report.Figure(r.HeldS) + "s", report.Opt(r.ProbeP99MS), report.Opt(r.ProbeMaxMS)}
+	if !scenarios.Headline(r.Scenario).FromProbe {
+		want = append(want, report.Opt(r.HeadlineP99MS))
+	}
+	want = append(want, report.Figure(r.ThroughputPerS), report.Opt(r.CPUPerWall), report.Answer(r.AnswerOK))
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Join(strings.Fields(strings.TrimLeft(l, " >*")), " ") == strings.Join(want, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBinarySummaryMatchesLastJSONLine runs the binary headless with a
+// key script: the summary on stderr has a row per entry of the last JSON
+// line's sizes, with the same figures (no timing is judged).
+func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	bin := buildBinary(t)
+	var stdout, stderr strings.Builder
+	cmd := exec.Command(bin, "--headless", "--scenario", "server", "--duration", "5s", "--keys", "0s:0 2s:1 3s:tab")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var last struct {
+		Sizes []session.SizeJSON `json:"sizes"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if len(last.Sizes) < 3 {
+		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last.Sizes), last.Sizes)
+	}
+	out := ansi.Strip(stderr.String())
+	for _, r := range last.Sizes {
+		if !summaryHasRow(out, r) {
+			t.Errorf("summary lacks %s/%d as the JSON has it: %+v\n%s", r.Scenario, r.Workers, r, out)
 		}
 	}
 }
