@@ -63,10 +63,10 @@ func chartsPanel(s session.Snapshot, w, h int) []string {
 }
 
 // chartsStacked is the two-column layout's charts, one above the other,
-// in exactly h lines.
+// in exactly h lines: the probe's, the one to watch, gets three fifths.
 func chartsStacked(s session.Snapshot, w, h int) []string {
 	d := newChartData(s)
-	top := h / 2
+	top := h * 3 / 5
 	return append(probeChart(d, w, top), queueChart(d, w, h-top)...)
 }
 
