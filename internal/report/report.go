@@ -39,15 +39,15 @@ func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table 
 		}
 		t.Rows = append(t.Rows, r.JSON())
 	}
-	t.Best = best(t.Rows, t.Spec)
+	t.Best = best(t.Rows, t.Spec, MinHeld)
 	return t
 }
 
 // Of returns scenario's table of rows as they are (a sweep's, one per
-// run), the best marked.
+// run, each measured as long as the others), the best marked.
 func Of(scenario string, rows []session.SizeJSON) Table {
 	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Rows: rows}
-	t.Best = best(t.Rows, t.Spec)
+	t.Best = best(t.Rows, t.Spec, 0)
 	return t
 }
 
@@ -64,11 +64,11 @@ func Scenarios(sizes []session.SizeRow) []string {
 
 // best is the row with the best headline p99 by spec's rule; a tie goes
 // to the fewer workers (the first: rows are ascending). Rows held under
-// MinHeld are not judged (their figure is a handful of samples).
-func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec) int {
+// minHeld are not judged (live, their figure is a handful of samples).
+func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec, minHeld time.Duration) int {
 	b := -1
 	for i, r := range rows {
-		if r.HeadlineP99MS == nil || r.HeldS < MinHeld.Seconds() {
+		if r.HeadlineP99MS == nil || r.HeldS < minHeld.Seconds() {
 			continue
 		}
 		if b < 0 {
@@ -87,7 +87,7 @@ func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec) int {
 // "best: lowest ping p99 -> 1 worker (8.4 ms)", or why there is none yet.
 func (t Table) BestLine() string {
 	if t.Best < 0 {
-		return "best: " + t.Spec.Rule() + " (no size held 1s with a figure yet)"
+		return "best: " + t.Spec.Rule() + " (no size with a figure yet, held 1s live)"
 	}
 	r := t.Rows[t.Best]
 	return "best: " + t.Spec.Rule() + " -> " + SizeName(r.Workers) + " (" + Figure(*r.HeadlineP99MS) + " " + t.Spec.Unit + ")"

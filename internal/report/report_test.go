@@ -37,7 +37,7 @@ func TestBestFollowsTheRule(t *testing.T) {
 	if all := For(sizes, "server", 0); len(all.Rows) != 4 || all.Best != 1 {
 		t.Errorf("all rows: %d, best %d", len(all.Rows), all.Best)
 	}
-	if none := For(nil, "server", MinHeld); none.Best != -1 || !strings.Contains(none.BestLine(), "no size held 1s") {
+	if none := For(nil, "server", MinHeld); none.Best != -1 || !strings.Contains(none.BestLine(), "no size with a figure yet") {
 		t.Errorf("no rows: %+v %q", none, none.BestLine())
 	}
 }
