@@ -120,6 +120,9 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 	if err == nil && werr != nil {
 		err = writeErr(werr)
 	}
+	if werr != nil && err != nil {
+		return err // stdout refused the lines: that one line, no summary
+	}
 	if !o.noSummary {
 		sm.Finish(time.Since(start))
 		if sm.Write(stderr) == nil {
