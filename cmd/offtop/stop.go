@@ -57,7 +57,7 @@ func sayNotClosed(w io.Writer, scenario string, grace time.Duration) {
 // ended, for how long (probe_stalled_ms; not in the probe max). Nothing
 // when neither.
 func writeStopNote(w io.Writer, last session.Snapshot) error {
-	var cut, cutMS float64
+	var cut, cutMS float64 // stalls cut (one at most: the stop's), and its length
 	for _, r := range last.Readouts {
 		switch {
 		case r.Key == "stalls_cut" && r.Known:
@@ -68,10 +68,10 @@ func writeStopNote(w io.Writer, last session.Snapshot) error {
 	}
 	var err error
 	if cut > 0 {
-		_, err = fmt.Fprintf(w, "stopped during a Loop stall: cut short after %.0f ms (stalls cut: %.0f); the probe max includes it\n", cutMS, cut)
+		_, err = fmt.Fprintf(w, "the stop cut a Loop stall short after %.0f ms (in the probe max)\n", cutMS)
 	}
 	if last.ProbeStalled > 0 {
-		_, err = fmt.Fprintf(w, "the Loop was still blocked at the end, for %.0f ms (probe_stalled_ms): not in the probe max\n",
+		_, err = fmt.Fprintf(w, "the Loop was still blocked at the end, for %.0f ms: not in the probe max\n",
 			float64(last.ProbeStalled)/float64(time.Millisecond))
 	}
 	return err

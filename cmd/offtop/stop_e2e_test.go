@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -144,7 +145,7 @@ func TestStopEndsTheRun(t *testing.T) {
 		if cut, _ := last.Extra["stalls_cut"].(float64); cut != 1 {
 			t.Errorf("stalls_cut %v, want 1", last.Extra["stalls_cut"])
 		}
-		if !strings.Contains(stderr.String(), "cut short after") {
+		if !strings.Contains(stderr.String(), "cut a Loop stall short after") {
 			t.Errorf("the summary does not say the stall was cut:\n%s", stderr.String())
 		}
 	})
@@ -192,4 +193,73 @@ func lastLine(t *testing.T, out []byte) stopLine {
 		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
 	}
 	return l
+}
+
+// TestSuspendInTmux: kill -TSTP leaves the alternate screen with the
+// terminal back in line mode with echo, and stops the process; kill -CONT
+// brings the dashboard back; ctrl+z typed in the pane does the same; q
+// then exits 0 and the summary says how long it was suspended.
+func TestSuspendInTmux(t *testing.T) {
+	bin := buildBinary(t)
+	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
+	dashboard := func(s string) bool { return strings.Contains(s, "latency ms") && strings.Contains(s, "workers 1") }
+	tm.waitScreen("dashboard", 10*time.Second, dashboard)
+	tty := strings.TrimSpace(tm.run("display", "-p", "#{pane_tty}"))
+	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := childOf(t, pane)
+	for _, how := range []string{"kill -TSTP", "ctrl+z"} {
+		if how == "ctrl+z" {
+			tm.run("send-keys", "C-z")
+		} else {
+			tm.signal(syscall.SIGTSTP)
+		}
+		waitFor(t, how+": stopped, alternate screen off", 5*time.Second, func() bool {
+			return procState(pid) == "T" && strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "0"
+		})
+		out, err := exec.Command("stty", "-a", "-F", tty).CombinedOutput()
+		if err != nil {
+			t.Fatalf("stty: %v\n%s", err, out)
+		}
+		for _, f := range strings.Fields(string(out)) {
+			if f == "-echo" || f == "-icanon" {
+				t.Errorf("%s: the terminal has %s:\n%s", how, f, out)
+			}
+		}
+		tm.signal(syscall.SIGCONT)
+		waitFor(t, how+": dashboard back after SIGCONT", 5*time.Second, func() bool {
+			return strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "1" && dashboard(tm.screen())
+		})
+	}
+	tm.run("send-keys", "q")
+	s := tm.waitScreen("exit", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "suspended 2x") {
+		t.Errorf("after q:\n%s", s)
+	}
+}
+
+// procState is the state letter of /proc/PID/stat (R, S, T...); "" unknown.
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return string(b[i+2])
+	}
+	return ""
+}
+
+// waitFor polls cond until it holds, within limit.
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: no %s", limit, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

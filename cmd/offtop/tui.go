@@ -47,7 +47,12 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals())
+	var sus *suspender
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals(),
+		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
+	out, _ := w.(*os.File)
+	sus = newSuspender(p, out)
+	defer sus.stop()
 	cr.setStop(p.Kill)
 	cr.setRestore(terminalRestorer(w))
 	defer cr.setStop(nil)
@@ -126,6 +131,9 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		werr := sm.Write(w)
 		if werr == nil {
 			werr = writeStopNote(w, sm.last)
+		}
+		if werr == nil {
+			werr = sus.note(w)
 		}
 		if werr != nil && err == nil {
 			err = writeErr(werr)
