@@ -19,7 +19,7 @@ import (
 
 // MaxRunDelay is the limit of a quiet machine: a spinning goroutine that
 // waits more than this share of its time for a CPU (run delay in
-// /proc/self/schedstat) means other work shares the cores and a timing
+// /proc/thread-self/schedstat) means other work shares the cores and a timing
 // shape would measure the neighbours. The figure is this project's choice:
 // on the 2-core VM a quiet run reads a run delay of 0-2%; two busy loops
 // beside it read 40-60%.
@@ -32,36 +32,40 @@ const MaxRunDelay = 0.10
 
 // Busy measures the machine for about d and returns why it is too busy to
 // judge a timing shape, or "" when it is quiet. It spins one goroutine per
-// CPU for d and reads how long they waited for a CPU, so it costs d of
-// every core. On systems without /proc it reports "" (nothing to measure).
+// CPU for d, each locked to its thread, and reads how long those threads
+// waited for a CPU meanwhile (their run delay), so it costs d of every
+// core. On systems without /proc it reports "" (nothing to measure).
 func Busy(d time.Duration) string {
-	before, ok := runDelay()
-	if !ok {
+	if _, ok := threadRunDelay(); !ok {
 		return ""
 	}
 	n := runtime.NumCPU()
 	start := time.Now()
-	done := make(chan struct{})
+	waits := make(chan time.Duration, n)
 	for range n {
 		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			before, _ := threadRunDelay()
 			for time.Since(start) < d {
 			}
-			done <- struct{}{}
+			after, _ := threadRunDelay()
+			waits <- after - before
 		}()
 	}
+	var waited time.Duration
 	for range n {
-		<-done
+		waited += <-waits
 	}
 	wall := time.Since(start)
-	after, _ := runDelay()
-	share := float64(after-before) / float64(time.Duration(n)*wall)
+	share := float64(waited) / float64(time.Duration(n)*wall)
 	if share > MaxRunDelay {
 		load := ""
 		if l, ok := loadAvg(); ok {
 			load = fmt.Sprintf("; load average %.2f on %d CPUs", l, n)
 		}
-		return fmt.Sprintf("offtop's threads waited %.0f%% of %v for a CPU (run delay, /proc/self/schedstat), above %.0f%%%s",
-			100*share, wall.Round(time.Millisecond), 100*MaxRunDelay, load)
+		return fmt.Sprintf("%d spinning threads waited %.0f%% of %v for a CPU (run delay, /proc/thread-self/schedstat), above %.0f%%%s",
+			n, 100*share, wall.Round(time.Millisecond), 100*MaxRunDelay, load)
 	}
 	return ""
 }
@@ -75,32 +79,23 @@ func Judge(t testing.TB) {
 	}
 }
 
-// runDelay sums the run delay (ns spent runnable, waiting for a CPU: the
-// second field of schedstat, Documentation/scheduler/sched-stats.rst) over
-// this process's threads.
-func runDelay() (time.Duration, bool) {
-	dir := "/proc/self/task"
-	ents, err := os.ReadDir(dir)
+// threadRunDelay is the calling thread's run delay: ns spent runnable,
+// waiting for a CPU (the second field of schedstat,
+// Documentation/scheduler/sched-stats.rst).
+func threadRunDelay() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		return 0, false
 	}
-	var sum int64
-	for _, e := range ents {
-		b, err := os.ReadFile(dir + "/" + e.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread exited
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			return 0, false
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		sum += v
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
 	}
-	return time.Duration(sum), true
+	v, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(v), true
 }
 
 // loadAvg is the 1-minute load average from /proc/loadavg.
