@@ -46,6 +46,10 @@ type Config struct {
 	// runtime.
 	GOMAXPROCS int
 	Scenarios  scenarios.Config
+	// Program, when not nil, makes the session watch a running program
+	// (its pool, its loop) instead of running Scenario; Workers, Scale,
+	// MaxQueue and Scenarios are then ignored.
+	Program *Program
 }
 
 // Errors of New and Apply.
@@ -59,11 +63,13 @@ type Session struct {
 	cfg   Config
 	start time.Time
 
-	loop  *probe.Loop
-	pool  *pool.Pool
-	lag   *probe.LagProbe
-	sched *probe.SchedProbe
-	sys   *sysinfo.Reader
+	loop *probe.Loop
+	pool *pool.Pool
+	// ownPool: the session made pool and closes it (not a Program's).
+	ownPool bool
+	lag     *probe.LagProbe
+	sched   *probe.SchedProbe
+	sys     *sysinfo.Reader
 	// cpus is read once at start: what the process may use (cgroup quota,
 	// affinity); the quota of a running container rarely changes.
 	cpus sysinfo.CPUs
@@ -153,9 +159,23 @@ func New(c Config) (*Session, error) {
 	case c.Workers > MaxWorkers:
 		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
 	}
-	scen, err := scenarios.New(c.Scenario, c.Scenarios)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	var scen scenarios.Scenario
+	if c.Program != nil {
+		pg := *c.Program // the caller's stays as given
+		c.Program = &pg
+		if pg.Name == "" {
+			pg.Name = DefaultProgramName
+		}
+		c.Scenario, c.Workers = pg.Name, 0
+		if pg.Pool != nil {
+			c.Workers = pg.Pool.Stats().Size
+		}
+		scen = programScenario{name: pg.Name}
+	} else {
+		var err error
+		if scen, err = scenarios.New(c.Scenario, c.Scenarios); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	cpus := sysinfo.ReadCPUs("/")
 	if c.Workers < 0 {
@@ -178,12 +198,18 @@ func New(c Config) (*Session, error) {
 		controlDone: make(chan struct{}),
 		actions:     make(chan posted, maxPending),
 	}
-	s.pool, err = pool.New(pool.Options{
-		Size:     c.Workers,
-		MaxQueue: c.MaxQueue,
-		Inline:   s.loop.Post,
-		Window:   c.Window,
-	})
+	var err error
+	if c.Program != nil && c.Program.Pool != nil {
+		s.pool = c.Program.Pool
+	} else {
+		s.ownPool = true
+		s.pool, err = pool.New(pool.Options{
+			Size:     c.Workers,
+			MaxQueue: c.MaxQueue,
+			Inline:   s.loop.Post,
+			Window:   c.Window,
+		})
+	}
 	if err != nil {
 		s.loop.Close()
 		s.sys.Close()
@@ -195,7 +221,11 @@ func New(c Config) (*Session, error) {
 	}
 	s.sizes = newSizes(nil, s.counters, c.Resolution, c.Window)
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
-	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
+	post := s.loop.Post
+	if c.Program != nil && c.Program.Post != nil {
+		post = c.Program.Post
+	}
+	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
 	if err := scen.Start(s.env()); err != nil {
@@ -398,9 +428,15 @@ func (s *Session) control() {
 
 // apply carries out one action; only the control goroutine calls it.
 func (s *Session) apply(a Action) error {
+	if err := s.programCheck(a); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	scen, workers := s.scen, s.workers
 	s.mu.Unlock()
+	if s.cfg.Program != nil { // the program may resize its pool itself
+		workers = s.pool.Stats().Size
+	}
 	switch a.Kind {
 	case SetWorkers, AddWorkers:
 		n := a.N
@@ -555,7 +591,9 @@ func (s *Session) settleLoop(d time.Duration) {
 func (s *Session) shutdown() {
 	s.lag.Stop()
 	s.sched.Stop()
-	s.pool.Close()
+	if s.ownPool {
+		s.pool.Close()
+	}
 	s.loop.Close()
 	s.sys.Close()
 }
