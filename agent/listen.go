@@ -24,6 +24,11 @@ func CheckLoopback(addr string) error {
 	return fmt.Errorf("%w: %q", ErrNotLoopback, addr)
 }
 
+// ConnWriteBuffer is the kernel send buffer of each connection Listen's
+// server accepts: with ClientBuffer, what one stream client that stops
+// reading may hold (the OS default grows to megabytes).
+const ConnWriteBuffer = 64 << 10
+
 // Listen starts an agent (New) and serves it at DefaultPath on its own
 // HTTP server on addr ("127.0.0.1:0" picks a port: see Addr). addr must be
 // loopback unless o.AllowRemote (ErrNotLoopback). Close stops the server.
@@ -45,7 +50,12 @@ func Listen(addr string, o Options) (*Agent, error) {
 	mux := http.NewServeMux()
 	a.Mount(mux)
 	a.ln = ln
-	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if tc, ok := c.(*net.TCPConn); ok && st == http.StateNew {
+				_ = tc.SetWriteBuffer(ConnWriteBuffer) // a client that stops reading blocks its writes soon
+			}
+		}}
 	go func() { _ = a.srv.Serve(ln) }()
 	return a, nil
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/remote"
@@ -57,19 +56,25 @@ func parseAttach(args []string) (options, string, error) {
 	fs.DurationVar(&o.duration, "duration", 0, "")
 	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
 	keys := fs.String("keys", "", "")
+	// Flags and ADDR in any order: parse up to a word, take it, go on.
 	var addr string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		addr, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, "", flag.ErrHelp
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return o, "", flag.ErrHelp
+			}
+			return o, "", usagef("attach: %s", flagError(fs, err))
 		}
-		return o, "", usagef("attach: %s", flagError(fs, err))
-	}
-	rest := fs.Args()
-	if addr == "" && len(rest) > 0 {
-		addr, rest = rest[0], rest[1:]
+		if fs.NArg() == 0 {
+			break
+		}
+		if addr == "" {
+			addr = fs.Arg(0)
+		} else {
+			rest = append(rest, fs.Arg(0))
+		}
+		args = fs.Args()[1:]
 	}
 	switch {
 	case addr == "":
