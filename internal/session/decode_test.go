@@ -27,7 +27,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		Readouts: []scenarios.Readout{{Key: "answer_ok", Value: 1, Known: true, Bool: true},
 			{Key: "ping_p99_ms", Value: 3.5, Known: true}, {Key: "z_unknown"}},
 		Sizes: []SizeRow{{Scenario: "server", Workers: 2, GOMAXPROCS: 2, Held: 3 * time.Second,
-			Probe: hist.Summary{P99: 9 * time.Millisecond, Max: 20 * time.Millisecond, Count: 300},
+			Probe:    hist.Summary{P99: 9 * time.Millisecond, Max: 20 * time.Millisecond, Count: 300},
 			Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
 			Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true}},
 		Resolution: 10 * time.Millisecond, Window: 5 * time.Second,
