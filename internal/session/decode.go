@@ -19,12 +19,10 @@ import (
 // What JSON does not carry comes back as the nearest thing: a readout's
 // label is its key; a size row's Completed and CPUSeconds are its rates
 // times its held time.
-type Decoder struct {
-	p99, queue, workers []float64
-}
+type Decoder struct{ hist history }
 
 // Reset empties the rebuilt history (after a reconnect, or an r).
-func (d *Decoder) Reset() { d.p99, d.queue, d.workers = d.p99[:0], d.queue[:0], d.workers[:0] }
+func (d *Decoder) Reset() { d.hist.reset() }
 
 // Snapshot decodes j, adding its point to the history.
 func (d *Decoder) Snapshot(j SnapshotJSON) Snapshot {
@@ -118,12 +116,7 @@ func (d *Decoder) Snapshot(j SnapshotJSON) Snapshot {
 	if j.ProbeP99SecMS != nil {
 		p99 = *j.ProbeP99SecMS
 	}
-	d.p99 = appendCapped(d.p99, p99)
-	d.queue = appendCapped(d.queue, float64(j.QueueDepth))
-	d.workers = appendCapped(d.workers, float64(j.Workers))
-	s.ProbeP99History = append([]float64(nil), d.p99...)
-	s.QueueDepthHistory = append([]float64(nil), d.queue...)
-	s.WorkersHistory = append([]float64(nil), d.workers...)
+	d.hist.add(&s, p99, float64(j.QueueDepth), float64(j.Workers))
 	return s
 }
 
