@@ -49,6 +49,7 @@ func run(args []string, stderr io.Writer) error {
 	workers := fs.Int("workers", 2, "initial pool size (0 = inline on the loop)")
 	load := fs.Int("load", 2, "closed-loop /fib clients the service runs against itself (0: none)")
 	fibN := fs.Int("fib", 30, "n of the load's /fib requests")
+	noAgent := fs.Bool("no-agent", false, "run without offtop's agent (to measure what it costs)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,13 +94,17 @@ func run(args []string, stderr io.Writer) error {
 
 	// offtop's agent: four lines.
 	logger := log.New(stderr, "service: ", 0)
-	a, err := agent.New(agent.Options{Name: "service", Pool: p, Post: loop.Post, Control: true,
-		AllowRemote: *allowRemote, Logf: logger.Printf})
-	if err != nil {
-		return err
+	closeAgent := func() {}
+	if !*noAgent {
+		a, err := agent.New(agent.Options{Name: "service", Pool: p, Post: loop.Post, Control: true,
+			AllowRemote: *allowRemote, Logf: logger.Printf})
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		a.Mount(mux)
+		closeAgent = a.Close
 	}
-	defer a.Close()
-	a.Mount(mux)
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -126,7 +131,7 @@ func run(args []string, stderr io.Writer) error {
 	wg.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	a.Close() // ends the agent's streams, which Shutdown would wait for
+	closeAgent() // ends the agent's streams, which Shutdown would wait for
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

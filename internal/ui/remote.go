@@ -14,7 +14,7 @@ func disconnectedBody(s session.Snapshot, w, h int) []string {
 		"",
 		theme.Err.Render(fmt.Sprintf("%s disconnected from %s at %s", markHot, s.Remote, s.Disconnected.Format("15:04:05"))),
 		"",
-		fmt.Sprintf("the program (%s) stopped answering; no figure below is live.", s.Scenario),
+		fmt.Sprintf("the program (%s) stopped answering: no figures until it is back.", s.Scenario),
 		"offtop reconnects when it is back on the same address.",
 	}
 	return lines[:min(len(lines), h)]
