@@ -14,8 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/internal/link"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 // DefaultPath is where Mount serves the agent, beside /debug/pprof/ and
@@ -118,7 +119,7 @@ func New(o Options) (*Agent, error) {
 	}
 	s, err := session.New(session.Config{
 		Interval: o.Interval, Resolution: o.Resolution, Window: o.Window,
-		Program: &session.Program{Name: o.Name, Pool: o.Pool, Post: o.Post},
+		Program: &session.Program{Name: o.Name, Pool: link.PoolEngine(o.Pool), Post: o.Post},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

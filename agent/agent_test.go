@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 func newPool(t *testing.T, size int) *pool.Pool {
@@ -76,7 +76,7 @@ func TestActionNeedsToken(t *testing.T) {
 			t.Fatalf("token %q: %d, want 401", tok, code)
 		}
 	}
-	if n := p.Stats().Size; n != 2 {
+	if n := p.Size(); n != 2 {
 		t.Fatalf("a refused resize changed the pool to %d", n)
 	}
 	path := a.Info().TokenFile
@@ -94,7 +94,7 @@ func TestActionNeedsToken(t *testing.T) {
 	if code := post(t, url, strings.TrimSpace(string(b)), resize); code != http.StatusOK {
 		t.Fatalf("with the token: %d, want 200", code)
 	}
-	if n := p.Stats().Size; n != 4 {
+	if n := p.Size(); n != 4 {
 		t.Fatalf("pool has %d workers after the resize, want 4", n)
 	}
 	if code := post(t, url, strings.TrimSpace(string(b)), `{"kind":"set_workers","n":999}`); code != http.StatusUnprocessableEntity {

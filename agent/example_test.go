@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/offtop/offtop/agent"
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/pool"
 )
 
 // Mount the agent on your own mux, beside your endpoints; then

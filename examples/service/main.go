@@ -30,8 +30,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
-	"github.com/offtop/offtop/internal/pool"
-	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/pool"
 )
 
 func main() {
@@ -61,9 +60,9 @@ func run(args []string, stderr io.Writer) error {
 
 	// The service's own parts: a single-goroutine loop and a pool whose
 	// size-0 tasks run on that loop.
-	loop := probe.NewLoop()
-	defer loop.Close()
-	p, err := pool.New(pool.Options{Size: *workers, Inline: loop.Post})
+	loop := newLoop()
+	defer loop.close()
+	p, err := pool.New(pool.Options{Size: *workers, Inline: loop.post})
 	if err != nil {
 		return fmt.Errorf("--workers: %w", err)
 	}
@@ -71,7 +70,9 @@ func run(args []string, stderr io.Writer) error {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ping", func(w http.ResponseWriter, r *http.Request) {
-		loop.Do(func() {}) // answered when the loop gets to it
+		done := make(chan struct{})
+		loop.post(func() { close(done) }) // answered when the loop gets to it
+		<-done
 		io.WriteString(w, "pong\n")
 	})
 	mux.HandleFunc("/fib", func(w http.ResponseWriter, r *http.Request) {
@@ -89,14 +90,14 @@ func run(args []string, stderr io.Writer) error {
 	})
 	mux.HandleFunc("/pool", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]int{"workers": p.Stats().Size})
+		json.NewEncoder(w).Encode(map[string]int{"workers": p.Size()})
 	})
 
 	// offtop's agent: four lines.
 	logger := log.New(stderr, "service: ", 0)
 	closeAgent := func() {}
 	if !*noAgent {
-		a, err := agent.New(agent.Options{Name: "service", Pool: p, Post: loop.Post, Control: true,
+		a, err := agent.New(agent.Options{Name: "service", Pool: p, Post: loop.post, Control: true,
 			AllowRemote: *allowRemote, Logf: logger.Printf})
 		if err != nil {
 			return err
@@ -177,6 +178,56 @@ func startLoad(ctx context.Context, wg *sync.WaitGroup, base string, n, fibN int
 		}
 	})
 }
+
+// loop is the service's single goroutine running callbacks in order, as a
+// Node.js main thread does.
+type loop struct {
+	mu    sync.Mutex
+	queue []func()
+	wake  chan struct{}
+	done  chan struct{}
+}
+
+func newLoop() *loop {
+	l := &loop{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+// post queues fn and returns at once (the agent and the pool need a post
+// that never blocks).
+func (l *loop) post(fn func()) {
+	l.mu.Lock()
+	l.queue = append(l.queue, fn)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *loop) run() {
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-l.wake:
+		}
+		for {
+			l.mu.Lock()
+			if len(l.queue) == 0 {
+				l.mu.Unlock()
+				break
+			}
+			fn := l.queue[0]
+			l.queue = l.queue[1:]
+			l.mu.Unlock()
+			fn()
+		}
+	}
+}
+
+func (l *loop) close() { close(l.done) }
 
 func fib(n int) int {
 	if n < 2 {

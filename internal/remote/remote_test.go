@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 func startAgent(t *testing.T, addr string, p *pool.Pool) *agent.Agent {
@@ -56,7 +56,7 @@ func TestClientResizesFindsTokenAndReconnects(t *testing.T) {
 	if err := session.Apply(c, session.Action{Kind: session.SetWorkers, N: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.Stats().Size; n != 3 {
+	if n := p.Size(); n != 3 {
 		t.Fatalf("remote pool has %d workers, want 3", n)
 	}
 	if err := session.Apply(c, session.Action{Kind: session.Load, N: 1}); !errors.Is(err, session.ErrAction) {
@@ -107,7 +107,7 @@ func TestWrongTokenRefused(t *testing.T) {
 	if err := session.Apply(c, session.Action{Kind: session.SetWorkers, N: 4}); !errors.Is(err, ErrRefused) {
 		t.Fatalf("resize: %v, want ErrRefused", err)
 	}
-	if n := p.Stats().Size; n != 1 {
+	if n := p.Size(); n != 1 {
 		t.Fatalf("pool has %d workers after a refused resize", n)
 	}
 }
