@@ -58,7 +58,7 @@ type Options struct {
 	// Pool is the program's pool: its workers' busy and on-CPU time, its
 	// queue and its tasks' latency are sampled, and, with Control, it is
 	// resized by the dashboard's keys. nil: none. The agent never closes it.
-	Pool *pool.Pool
+	Pool pool.Accounted
 	// Post runs fn later on the program's single-goroutine loop, without
 	// blocking: the Loop probe is posted there every Resolution and reads
 	// how late that loop runs things. nil: a goroutine of the agent's own.
@@ -111,7 +111,8 @@ type Agent struct {
 // token file and logs its path. Serve it with Mount or Handler; stop it
 // with Close.
 func New(o Options) (*Agent, error) {
-	if o.Control && o.Pool == nil {
+	engine := link.PoolEngine(o.Pool)
+	if o.Control && engine == nil {
 		return nil, ErrNoPool
 	}
 	if o.Logf == nil {
@@ -119,7 +120,7 @@ func New(o Options) (*Agent, error) {
 	}
 	s, err := session.New(session.Config{
 		Interval: o.Interval, Resolution: o.Resolution, Window: o.Window,
-		Program: &session.Program{Name: o.Name, Pool: link.PoolEngine(o.Pool), Post: o.Post},
+		Program: &session.Program{Name: o.Name, Pool: engine, Post: o.Post},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

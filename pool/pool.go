@@ -46,13 +46,27 @@ import (
 )
 
 func init() {
-	link.PoolEngine = func(p any) *ipool.Pool {
-		if pp, _ := p.(*Pool); pp != nil {
-			return pp.p
+	link.PoolEngine = func(p any) link.Engine {
+		switch p := p.(type) {
+		case *Pool:
+			if p != nil {
+				return p.p
+			}
+		case *Meter:
+			if p != nil {
+				return meterEngine{p}
+			}
 		}
 		return nil
 	}
 }
+
+// Accounted is a pool offtop's agent can show and resize (agent.Options.Pool):
+// a *Pool, or a *Meter over a pool of your own.
+type Accounted interface{ accounted() }
+
+func (*Pool) accounted()  {}
+func (*Meter) accounted() {}
 
 // MaxSize is the largest size New and Resize accept.
 const MaxSize = ipool.MaxSize
@@ -168,8 +182,9 @@ type Stats struct {
 
 // Stats reads the pool. Busy shares over an interval are differences of
 // two Stats (Busy / the time between their At).
-func (p *Pool) Stats() Stats {
-	s := p.p.Stats()
+func (p *Pool) Stats() Stats { return statsOf(p.p.Stats()) }
+
+func statsOf(s ipool.Stats) Stats {
 	out := Stats{At: s.At, Size: s.Size,
 		Submitted: s.Submitted, Completed: s.Completed, Failed: s.Failed, TimedOut: s.TimedOut,
 		Running: s.Running, Queued: s.Queued, Rejected: s.Rejected,

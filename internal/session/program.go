@@ -3,7 +3,7 @@ package session
 import (
 	"fmt"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/internal/link"
 	"github.com/offtop/offtop/internal/scenarios"
 )
 
@@ -18,16 +18,22 @@ type Program struct {
 	// Name is what the Snapshot's Scenario field says (DefaultProgramName
 	// when empty).
 	Name string
-	// Pool is the program's pool, or nil when it has none (the Snapshot then
-	// shows 0 workers and no tasks). The session reads and resizes it and
-	// never closes it: its owner does, after closing the session.
-	Pool *pool.Pool
+	// Pool is the program's pool (offtop's, or a metered one of its own),
+	// or nil when it has none (the Snapshot then shows 0 workers and no
+	// tasks). The session reads and resizes it and never closes it: its
+	// owner does, after closing the session.
+	Pool ProgramPool
 	// Post runs fn later on the program's own single-goroutine loop and
 	// must not block; the Loop probe is posted there. nil: the session's
 	// own idle Loop, so the probe reads how late a goroutine runs in this
 	// process.
 	Post func(fn func())
 }
+
+// ProgramPool is a program's pool as a Program session reads and resizes
+// it: *pool.Pool is one, and so is package pool's Meter over a pool of the
+// program's own (its engine, through internal/link).
+type ProgramPool = link.Engine
 
 // ProgramActions reports whether a Session watching a Program applies k:
 // a pool resize (when it has a pool), reset, and GOMAXPROCS.

@@ -64,9 +64,11 @@ type Session struct {
 	start time.Time
 
 	loop *probe.Loop
-	pool *pool.Pool
-	// ownPool: the session made pool and closes it (not a Program's).
-	ownPool bool
+	// pool is what is sampled and resized: own, or a Program's.
+	pool ProgramPool
+	// own is the pool the session made, runs scenarios on and closes; nil
+	// for a Program's.
+	own *pool.Pool
 	lag     *probe.LagProbe
 	sched   *probe.SchedProbe
 	sys     *sysinfo.Reader
@@ -202,13 +204,13 @@ func New(c Config) (*Session, error) {
 	if c.Program != nil && c.Program.Pool != nil {
 		s.pool = c.Program.Pool
 	} else {
-		s.ownPool = true
-		s.pool, err = pool.New(pool.Options{
+		s.own, err = pool.New(pool.Options{
 			Size:     c.Workers,
 			MaxQueue: c.MaxQueue,
 			Inline:   s.loop.Post,
 			Window:   c.Window,
 		})
+		s.pool = s.own
 	}
 	if err != nil {
 		s.loop.Close()
@@ -240,19 +242,20 @@ func New(c Config) (*Session, error) {
 	return s, nil
 }
 
-// env is what scenarios get: the Loop and the pool, nothing else.
+// env is what scenarios get: the Loop and the pool, nothing else. Only a
+// scenario session has one (own).
 func (s *Session) env() scenarios.Env {
 	return scenarios.Env{
 		Post:    s.loop.Post,
 		Do:      s.loop.Do,
-		Offload: s.pool.Do,
-		Submit:  s.pool.Submit,
-		Workers: func() int { return s.pool.Stats().Size },
+		Offload: s.own.Do,
+		Submit:  s.own.Submit,
+		Workers: func() int { return s.own.Stats().Size },
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
 
-		SubmitTimeout: s.pool.SubmitTimeout,
-		Counts:        s.pool.Counts,
+		SubmitTimeout: s.own.SubmitTimeout,
+		Counts:        s.own.Counts,
 		Headline:      s.sizes.observeHeadline,
 	}
 }
@@ -591,8 +594,8 @@ func (s *Session) settleLoop(d time.Duration) {
 func (s *Session) shutdown() {
 	s.lag.Stop()
 	s.sched.Stop()
-	if s.ownPool {
-		s.pool.Close()
+	if s.own != nil {
+		s.own.Close()
 	}
 	s.loop.Close()
 	s.sys.Close()
