@@ -83,11 +83,11 @@ type Options struct {
 // Info is what GET DefaultPath answers: enough for a client to know it
 // speaks to an offtop agent of its schema, and where the token is.
 type Info struct {
-	Agent   string `json:"agent"` // always "offtop"
-	Schema  int    `json:"schema"`
-	Name    string `json:"name"`
-	PID     int    `json:"pid"`
-	Control bool   `json:"control"`
+	Agent   string `json:"agent"`   // always "offtop"
+	Schema  int    `json:"schema"`  // SchemaVersion of the stream's objects
+	Name    string `json:"name"`    // Options.Name (the stream's scenario field)
+	PID     int    `json:"pid"`     // the program's process id
+	Control bool   `json:"control"` // Options.Control: actions are taken, with the token
 	// TokenFile is the path of the token file; empty without Control.
 	TokenFile string `json:"token_file,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -271,5 +272,38 @@ func TestSlowClientDoesNotSlowOthers(t *testing.T) {
 	a.hub.mu.Unlock()
 	if clients != 1 {
 		t.Fatalf("%d stream clients after 2s, want 1: the one that never reads was not dropped", clients)
+	}
+}
+
+// TestMeterThroughTheAgent: a pool of the program's own, metered, is
+// resized by an action through MeterOptions.Resize.
+func TestMeterThroughTheAgent(t *testing.T) {
+	size := 2
+	var mu sync.Mutex
+	m := pool.NewMeter(pool.MeterOptions{
+		Size:   func() int { mu.Lock(); defer mu.Unlock(); return size },
+		Resize: func(n int) error { mu.Lock(); defer mu.Unlock(); size = n; return nil },
+	})
+	a, url := listen(t, Options{Pool: m, Control: true, Interval: 20 * time.Millisecond})
+	b, err := os.ReadFile(a.Info().TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := post(t, url, strings.TrimSpace(string(b)), `{"kind":"set_workers","n":5}`); code != http.StatusOK {
+		t.Fatalf("resize: %d", code)
+	}
+	if s := m.Stats(); s.Size != 5 || len(s.Workers) != 5 {
+		t.Fatalf("meter size %d, %d places after the resize, want 5", s.Size, len(s.Workers))
+	}
+	m.Wrap(func() {})()
+	snapDeadline := time.Now().Add(2 * time.Second)
+	for a.s.Snapshot().Completed != 1 {
+		if time.Now().After(snapDeadline) {
+			t.Fatalf("the agent's snapshot does not show the metered task: %+v", a.s.Snapshot().Completed)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if w := a.s.Snapshot().Workers; w != 5 {
+		t.Fatalf("snapshot says %d workers, want 5", w)
 	}
 }

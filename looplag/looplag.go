@@ -83,6 +83,8 @@ func StartFree(o Options) *Monitor {
 
 // Summary is a read of a lateness histogram.
 type Summary struct {
+	// P50 .. P999 are percentiles of lateness (2 significant figures),
+	// Max the latest sample; 0 when Count is 0.
 	P50, P90, P99, P999, Max time.Duration
 	// Count is the number of samples, corrected ones included.
 	Count int64

@@ -142,8 +142,11 @@ func (p *Pool) Close() { p.p.Close() }
 // Latency is a read of a latency histogram. The durations are 0 when
 // Count is 0: show "n/a" then.
 type Latency struct {
+	// P50 .. P999 are percentiles (2 significant figures), Max the
+	// largest value; values above 100 s read as 100 s.
 	P50, P90, P99, P999, Max time.Duration
-	Count                    int64
+	// Count is the number of tasks recorded.
+	Count int64
 }
 
 func latency(s hist.Summary) Latency {
@@ -168,12 +171,12 @@ type Worker struct {
 // Stats is a copy of the pool's state, its counts read under one lock.
 type Stats struct {
 	At   time.Time // when it was read
-	Size int
+	Size int       // the size set last (Resize, or New)
 	// Counts since New: Submitted = Completed + Failed + TimedOut +
 	// Running + Queued.
 	Submitted, Completed, Failed, TimedOut, Running, Queued int64
-	Rejected                                                int64 // Submits refused with ErrQueueFull
-	Workers                                                 []Worker
+	Rejected                                                int64    // Submits refused with ErrQueueFull
+	Workers                                                 []Worker // live workers, retiring ones included, by slot
 	// Wait (submit to start), Run (start to end) and Total (submit to end)
 	// over the window; the *All ones since ResetLatency.
 	Wait, Run, Total          Latency

@@ -237,3 +237,13 @@ func TestAttachTUIDisconnected(t *testing.T) {
 		t.Errorf("alternate screen still on (%s)", alt)
 	}
 }
+
+// TestServiceRefusesNonLoopback: the example binds another address only
+// with --allow-remote.
+func TestServiceRefusesNonLoopback(t *testing.T) {
+	out, err := exec.Command(buildService(t), "--listen", "0.0.0.0:0").CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not loopback") {
+		t.Fatalf("--listen 0.0.0.0:0: %v\n%s", err, out)
+	}
+}
