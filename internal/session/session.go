@@ -68,10 +68,10 @@ type Session struct {
 	pool ProgramPool
 	// own is the pool the session made, runs scenarios on and closes; nil
 	// for a Program's.
-	own *pool.Pool
-	lag     *probe.LagProbe
-	sched   *probe.SchedProbe
-	sys     *sysinfo.Reader
+	own   *pool.Pool
+	lag   *probe.LagProbe
+	sched *probe.SchedProbe
+	sys   *sysinfo.Reader
 	// cpus is read once at start: what the process may use (cgroup quota,
 	// affinity); the quota of a running container rarely changes.
 	cpus sysinfo.CPUs
