@@ -80,7 +80,7 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	if v.errLine != "" {
 		lines = append(lines, fit(theme.Err.Render(markHot+" "+v.errLine), width))
 	}
-	lines = append(lines, fit(footer(width, v), width))
+	lines = append(lines, fit(footer(width, v, s.Remote != ""), width))
 	return strings.Join(lines, "\n")
 }
 
