@@ -241,6 +241,9 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 			if st, err = c.connect(); err == nil {
 				break
 			}
+			c.mu.Lock()
+			c.last.Retry = err.Error()
+			c.mu.Unlock()
 		}
 	}
 }

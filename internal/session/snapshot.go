@@ -118,6 +118,8 @@ type Snapshot struct {
 	// the view must say so instead of showing figures as if live.
 	Remote       string
 	Disconnected time.Time
+	// Retry is why the last attempt to reconnect failed ("" before one).
+	Retry string
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.

@@ -17,6 +17,9 @@ func disconnectedBody(s session.Snapshot, w, h int) []string {
 		fmt.Sprintf("the program (%s) stopped answering: no figures until it is back.", s.Scenario),
 		"offtop reconnects when it is back on the same address.",
 	}
+	if s.Retry != "" {
+		lines = append(lines, "", theme.Faint.Render("last try: "+s.Retry))
+	}
 	return lines[:min(len(lines), h)]
 }
 
