@@ -88,6 +88,8 @@ type Info struct {
 	Name    string `json:"name"`    // Options.Name (the stream's scenario field)
 	PID     int    `json:"pid"`     // the program's process id
 	Control bool   `json:"control"` // Options.Control: actions are taken, with the token
+	// IntervalMS is the sampling period: a stream line comes this often.
+	IntervalMS int64 `json:"interval_ms"`
 	// TokenFile is the path of the token file; empty without Control.
 	TokenFile string `json:"token_file,omitempty"`
 }
@@ -126,7 +128,9 @@ func New(o Options) (*Agent, error) {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	a := &Agent{o: o, s: s, done: make(chan struct{})}
-	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: s.Snapshot().Scenario, PID: os.Getpid(), Control: o.Control}
+	snap := s.Snapshot()
+	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: os.Getpid(), Control: o.Control,
+		IntervalMS: snap.Interval.Milliseconds()}
 	if o.Control {
 		path, tok, err := writeToken(o.TokenDir)
 		if err != nil {

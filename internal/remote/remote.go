@@ -127,8 +127,12 @@ func Dial(addr string, o Options) (*Client, error) {
 		return nil, err
 	}
 	var dec session.Decoder
-	if err := c.readLine(st, &dec); err != nil { // the agent sends its newest sample at once
+	first := time.AfterFunc(st.stale, st.cancel) // a stream that never sends
+	err = c.readLine(st, &dec)
+	first.Stop()
+	if err != nil { // the agent sends its newest sample at once
 		st.Close()
+		st.cancel()
 		c.cancel()
 		if errors.Is(err, ErrNotAgent) || errors.Is(err, ErrSchema) {
 			return nil, err
@@ -145,6 +149,8 @@ func Dial(addr string, o Options) (*Client, error) {
 type stream struct {
 	*bufio.Reader
 	io.Closer
+	cancel context.CancelFunc // ends the request: a stream gone silent
+	stale  time.Duration      // no line for this long: the stream is dead
 }
 
 // connect reads the agent's Info, finds the token, and opens the stream.
@@ -159,22 +165,30 @@ func (c *Client) connect() (stream, error) {
 			tok = strings.TrimSpace(string(b))
 		}
 	}
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.base.String()+"stream", nil)
+	ctx, cancel := context.WithCancel(c.ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+"stream", nil)
 	if err != nil {
+		cancel()
 		return stream{}, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		cancel()
 		return stream{}, c.unreachable(err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
+		cancel()
 		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, resp.Status)
 	}
 	c.mu.Lock()
 	c.info, c.token = info, tok
 	c.mu.Unlock()
-	return stream{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body}, nil
+	stale := StaleAfter
+	if iv := time.Duration(info.IntervalMS) * time.Millisecond; 4*iv > stale {
+		stale = 4 * iv
+	}
+	return stream{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body, cancel, stale}, nil
 }
 
 func (c *Client) fetchInfo() (agent.Info, error) {
@@ -218,9 +232,7 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 	defer c.wg.Done()
 	defer close(c.samples)
 	for {
-		for c.readLine(st, dec) == nil {
-		}
-		st.Close()
+		c.readAll(st, dec)
 		if c.ctx.Err() != nil {
 			return
 		}
@@ -244,6 +256,42 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 			c.mu.Lock()
 			c.last.Retry = err.Error()
 			c.mu.Unlock()
+		}
+	}
+}
+
+// StaleAfter is how long a stream may go without a line before the
+// client takes it for dead (a program stopped with SIGSTOP, or a host
+// gone without closing the connection), at least 4 sample intervals.
+const StaleAfter = 3 * time.Second
+
+// readAll reads st until it ends, fails or goes silent for st.stale, and
+// closes it.
+func (c *Client) readAll(st stream, dec *session.Decoder) {
+	defer st.Close()
+	defer st.cancel()
+	lines := make(chan struct{}, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // the watchdog: a silent stream is cancelled
+		t := time.NewTimer(st.stale)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-lines:
+				t.Reset(st.stale)
+			case <-t.C:
+				st.cancel()
+				return
+			}
+		}
+	}()
+	for c.readLine(st, dec) == nil {
+		select {
+		case lines <- struct{}{}:
+		default:
 		}
 	}
 }

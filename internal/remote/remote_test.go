@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -129,4 +132,39 @@ func TestBaseURL(t *testing.T) {
 			t.Errorf("BaseURL(%q) accepted", bad)
 		}
 	}
+}
+
+// TestSilentStreamIsDisconnected: a program that stops answering without
+// closing the connection (SIGSTOP, a host gone) is shown disconnected,
+// not frozen figures as if live.
+func TestSilentStreamIsDisconnected(t *testing.T) {
+	line, err := json.Marshal(session.Snapshot{Scenario: "frozen", Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case agent.DefaultPath:
+			json.NewEncoder(w).Encode(agent.Info{Agent: "offtop", Schema: session.SchemaVersion, IntervalMS: 100})
+		case agent.DefaultPath + "stream":
+			w.Write(append(line, '\n'))
+			w.(http.Flusher).Flush()
+			select { // then silence
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	c, err := Dial(srv.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if s := c.Snapshot(); s.Workers != 3 {
+		t.Fatalf("first line: %d workers", s.Workers)
+	}
+	waitFor(t, "Disconnected", StaleAfter+2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 }
