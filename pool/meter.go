@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -20,8 +21,12 @@ type MeterOptions struct {
 	// Cap, pond's MaxConcurrency). nil: the most tasks seen running at once.
 	Size func() int
 	// Resize sets the pool's size (ants' Tune, pond's Resize): offtop
-	// attach's keys call it. nil: Resize returns ErrNotResizable.
+	// attach's keys call it, with MinSize <= n <= MaxSize. nil: Resize
+	// returns ErrNotResizable.
 	Resize func(n int) error
+	// MinSize is the least size Resize takes (1 for a pool with no
+	// inline size 0, as ants and pond); 0 when 0.
+	MinSize int
 	// Window is the span of the sliding latency window (5 s when 0).
 	Window time.Duration
 }
@@ -163,8 +168,8 @@ func (m *Meter) Resize(n int) error {
 	if m.o.Resize == nil {
 		return ErrNotResizable
 	}
-	if n < 0 || n > MaxSize {
-		return ErrSize
+	if n < m.o.MinSize || n > MaxSize {
+		return fmt.Errorf("%w: %d is out of this pool's %d..%d", ErrSize, n, m.o.MinSize, MaxSize)
 	}
 	return m.o.Resize(n)
 }

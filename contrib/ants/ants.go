@@ -12,30 +12,21 @@
 package ants
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/panjf2000/ants/v2"
 
 	"github.com/offtop/offtop/pool"
 )
 
-// ErrSize: ants has no size 0 (offtop's inline) nor an unbounded Tune.
-var ErrSize = errors.New("ants: size must be 1..256")
-
 // Meter returns a pool.Meter for p: its size is p.Cap(), and Resize calls
-// p.Tune (which ants ignores for a pre-allocated or unbounded pool: the
-// size then stays, and the dashboard shows it).
+// p.Tune with 1..pool.MaxSize (ants has no size 0, offtop's inline; a
+// size out of range is pool.ErrSize). ants ignores Tune for a
+// pre-allocated or unbounded pool: the size then stays, and the dashboard
+// shows it.
 func Meter(p *ants.Pool) *pool.Meter {
 	return pool.NewMeter(pool.MeterOptions{
-		Size: p.Cap,
-		Resize: func(n int) error {
-			if n < 1 || n > pool.MaxSize {
-				return fmt.Errorf("%w: %d", ErrSize, n)
-			}
-			p.Tune(n)
-			return nil
-		},
+		Size:    p.Cap,
+		Resize:  func(n int) error { p.Tune(n); return nil },
+		MinSize: 1,
 	})
 }
 

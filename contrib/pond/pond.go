@@ -12,29 +12,19 @@
 package pond
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/alitto/pond/v2"
 
 	"github.com/offtop/offtop/pool"
 )
 
-// ErrSize: pond's size 0 means unbounded, not offtop's inline.
-var ErrSize = errors.New("pond: size must be 1..256")
-
 // Meter returns a pool.Meter for p: its size is p.MaxConcurrency(), and
-// Resize calls p.Resize.
+// Resize calls p.Resize with 1..pool.MaxSize (pond's 0 means unbounded,
+// not offtop's inline; a size out of range is pool.ErrSize).
 func Meter(p pond.Pool) *pool.Meter {
 	return pool.NewMeter(pool.MeterOptions{
-		Size: p.MaxConcurrency,
-		Resize: func(n int) error {
-			if n < 1 || n > pool.MaxSize {
-				return fmt.Errorf("%w: %d", ErrSize, n)
-			}
-			p.Resize(n)
-			return nil
-		},
+		Size:    p.MaxConcurrency,
+		Resize:  func(n int) error { p.Resize(n); return nil },
+		MinSize: 1,
 	})
 }
 
