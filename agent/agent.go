@@ -55,9 +55,11 @@ var (
 type Options struct {
 	// Name is what the dashboard shows for the program.
 	Name string
-	// Pool is the program's pool: its workers' busy and on-CPU time, its
-	// queue and its tasks' latency are sampled, and, with Control, it is
-	// resized by the dashboard's keys. nil: none. The agent never closes it.
+	// Pool is the program's pool: a *pool.Pool, or a *pool.Meter over a
+	// pool of its own (package contrib/ants, contrib/pond). Its workers'
+	// busy and on-CPU time, its queue and its tasks' latency are sampled,
+	// and, with Control, it is resized by the dashboard's keys. nil: none.
+	// The agent never closes it.
 	Pool pool.Accounted
 	// Post runs fn later on the program's single-goroutine loop, without
 	// blocking: the Loop probe is posted there every Resolution and reads
