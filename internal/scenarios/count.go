@@ -131,6 +131,9 @@ func (c *count) drive(env Env) {
 		if r.aborted {
 			return
 		}
+		if r.ok {
+			env.ObserveHeadline(r.wall)
+		}
 		c.mu.Lock()
 		c.last = r
 		c.batches++

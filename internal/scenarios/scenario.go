@@ -40,6 +40,11 @@ type Env struct {
 	Scale float64
 	// Window is the span of sliding-window percentiles.
 	Window time.Duration
+	// Headline takes one observation of the scenario's headline latency
+	// (HeadlineSpec), which ended now and lasted d; the session files it
+	// under the pool size in force when it began. Call it through
+	// ObserveHeadline (nil-safe); it never blocks.
+	Headline func(d time.Duration)
 }
 
 // Readout is one figure a scenario shows. Key is its JSON name in the
