@@ -56,6 +56,9 @@ type Readout struct {
 	Text string
 	// Bool marks a true/false readout (answer_ok): Value 1 is true.
 	Bool bool
+	// Str marks a text readout (split, listen_addr): Text is its value,
+	// a JSON string.
+	Str bool
 }
 
 // Status is what a running scenario reports at each sample.
@@ -148,6 +151,22 @@ type Config struct {
 	LoginBurstGap time.Duration
 	// LoginReadEvery is its file-read period (default 20ms).
 	LoginReadEvery time.Duration
+
+	// CountSplit is how "count" hands a batch to the pool: SplitQueue (the
+	// default, "") or one of seed 000's static splits (CountSplits).
+	CountSplit string
+	// CountJobs is count's jobs per batch at start (default 16; the seed's
+	// burst is 64), within 1..256.
+	CountJobs int
+	// BreakevenPayload is breakeven's payload kind at start: PayloadBytes
+	// (the default, "") or PayloadObjects.
+	BreakevenPayload string
+	// ServerLoops is the number of Loops "server" starts with (default 1),
+	// 1..MaxLoops.
+	ServerLoops int
+	// Listen is the address "server" and "io" listen on (default
+	// 127.0.0.1:0, a free loopback port).
+	Listen string
 }
 
 type entry struct {

@@ -157,6 +157,8 @@ func (s Snapshot) JSON() SnapshotJSON {
 			j.Extra[r.Key] = nil
 		case r.Bool:
 			j.Extra[r.Key] = r.Value != 0
+		case r.Str:
+			j.Extra[r.Key] = r.Text
 		default:
 			j.Extra[r.Key] = round3(r.Value)
 		}

@@ -44,7 +44,13 @@ type Config struct {
 	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
 	// runtime.
 	GOMAXPROCS int
-	Scenarios  scenarios.Config
+	// NoLoad starts the run paused: the scenario's own load off, as after
+	// space, so an outside load generator can drive its server.
+	NoLoad bool
+	// PerTask starts the run with a goroutine per task instead of the
+	// pool's workers (pool.SetPerTask; the u key toggles it).
+	PerTask   bool
+	Scenarios scenarios.Config
 }
 
 // Errors of New and Apply.
@@ -191,6 +197,10 @@ func New(c Config) (*Session, error) {
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
 	}
 	s.scen = &stopOnce{Scenario: scen}
+	if c.NoLoad {
+		s.paused = true
+		scen.Pause(true)
+	}
 	s.last = s.overlay(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), RSSBytes: -1, CPUPercent: -1})
 	go s.run()
@@ -395,6 +405,10 @@ func (s *Session) apply(a Action) error {
 	case ToggleCPU:
 		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
 			c.ToggleCPU()
+		}
+	case Turn:
+		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
+			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
 		n := min(max(runtime.GOMAXPROCS(0)+a.N, 1), runtime.NumCPU())

@@ -134,12 +134,17 @@ const (
 	// DefaultGOMAXPROCS gives GOMAXPROCS back to the runtime
 	// (runtime.SetDefaultGOMAXPROCS; the = key).
 	DefaultGOMAXPROCS
+	// Turn turns the scenario's knob bound to Key (scenarios.Knob: server's
+	// Loops, count's split, breakeven's payload kind); a scenario without
+	// that knob ignores it.
+	Turn
 )
 
 // Action is a request to change the session, applied by Session.Apply.
 type Action struct {
 	Kind ActionKind
 	N    int
+	Key  string // Turn: the knob's key
 }
 
 // Balanced reports whether the pool's counts add up: Submitted =

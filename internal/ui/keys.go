@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -30,6 +31,9 @@ type KeyMap struct {
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
+	// Knobs are the scenarios' own keys (scenarios.AllKnobs), one binding
+	// each; they become session.Turn actions.
+	Knobs []key.Binding
 }
 
 // DefaultKeyMap is the key map offtop uses.
@@ -50,6 +54,16 @@ var DefaultKeyMap = KeyMap{
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
+	Knobs:        knobBindings(),
+}
+
+// knobBindings makes one binding per scenario knob.
+func knobBindings() []key.Binding {
+	var bs []key.Binding
+	for _, k := range scenarios.AllKnobs() {
+		bs = append(bs, key.NewBinding(key.WithKeys(k.Key), key.WithHelp(k.Key, k.Help)))
+	}
+	return bs
 }
 
 // ShortHelp is the footer, in the order shown. Its entries are the map's own
@@ -82,13 +96,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Smaller, k.Larger, k.CPU},
 		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		{k.Reset, k.Help, k.Quit},
+		k.Knobs,
 	}
 }
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
-	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}
+	return append([]key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
+		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -146,6 +161,11 @@ func ActionFor(k string) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
 	case bound(DefaultKeyMap.ProcsRuntime, k):
 		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
+	}
+	for _, b := range DefaultKeyMap.Knobs {
+		if bound(b, k) {
+			return session.Action{Kind: session.Turn, Key: k}, false, true
+		}
 	}
 	return session.Action{}, false, false
 }

@@ -104,6 +104,8 @@ var keyTable = []struct {
 	{"g", session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true},
 	{"G", session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true},
 	{"=", session.Action{Kind: session.DefaultGOMAXPROCS}, false, true},
+	{"p", session.Action{Kind: session.Turn, Key: "p"}, false, true},
+	{"o", session.Action{Kind: session.Turn, Key: "o"}, false, true},
 	{"q", session.Action{}, true, true},
 	{"ctrl+c", session.Action{}, true, true},
 	{"?", session.Action{}, false, false},

@@ -1,0 +1,4 @@
+package scenarios
+
+// MaxLoops is the most Loops "server" runs (--loops, l and L).
+const MaxLoops = 8
