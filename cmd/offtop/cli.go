@@ -191,9 +191,14 @@ func flagError(err error) string {
 		msg = "invalid value " + strings.TrimPrefix(msg, "invalid boolean value ")
 	}
 	if strings.HasPrefix(msg, "invalid value ") {
-		// invalid value "abc" for flag -workers: parse error
-		if i := strings.Index(msg, " for flag -"); i > 0 {
-			name := msg[i+len(" for flag -"):]
+		// invalid value "abc" for flag -workers: parse error; booleans
+		// say "for -headless"
+		sep := " for flag -"
+		if !strings.Contains(msg, sep) {
+			sep = " for -"
+		}
+		if i := strings.Index(msg, sep); i > 0 {
+			name := msg[i+len(sep):]
 			if j := strings.Index(name, ":"); j > 0 {
 				return fmt.Sprintf("--%s %s: %s", name[:j], msg[len("invalid value "):i], strings.TrimSpace(name[j+1:]))
 			}

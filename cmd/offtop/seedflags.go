@@ -25,19 +25,20 @@ const seedUsage = `  --loops N           server: Loops 1..8, connections spread 
   --no-load           start with the scenario's own clients off (space resumes),
                       to drive offtop's server with autocannon, oha, hey or wrk`
 
-// seedFlags defines the flags of seedUsage on fs into c, except --loops
-// when loops is nil (sweep takes a list), and returns their check: one
-// usage error naming the flag, or nil.
+// seedFlags defines the flags of seedUsage on fs into c and returns their
+// check: one usage error naming the flag, or nil. With loops nil (offtop
+// sweep, which takes --loops as a list and --per-task as "compare both")
+// it leaves out --loops, --per-task and --no-load.
 func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[string]bool) error {
 	if loops != nil {
 		fs.IntVar(loops, "loops", 1, "")
+		fs.BoolVar(&c.PerTask, "per-task", false, "")
+		fs.BoolVar(&c.NoLoad, "no-load", false, "")
 	}
-	fs.BoolVar(&c.PerTask, "per-task", false, "")
 	fs.StringVar(&c.Scenarios.CountSplit, "split", scenarios.SplitQueue, "")
 	fs.IntVar(&c.Scenarios.CountJobs, "jobs", 0, "")
 	fs.StringVar(&c.Scenarios.BreakevenPayload, "payload", scenarios.PayloadBytes, "")
 	fs.StringVar(&c.Scenarios.Listen, "listen", "", "")
-	fs.BoolVar(&c.NoLoad, "no-load", false, "")
 	return func(seen map[string]bool) error {
 		sc := &c.Scenarios
 		if loops != nil {

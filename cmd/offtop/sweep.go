@@ -20,6 +20,11 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
   --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
   --duration D      measured time per size (default 5s), after a short warm-up
   --scale F         work size multiplier (default 1)
+  --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
+                    named as seed 001 names them (plain, cluster, worker_threads,
+                    both)
+  --per-task        run every size twice: on the pool, then a goroutine per task
+  --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table
 progress goes to stderr, the table to stdout`
 
@@ -33,6 +38,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	asJSON := fs.Bool("json", false, "")
+	loops := fs.String("loops", "", "")
+	fs.BoolVar(&c.PerTask, "per-task", false, "")
+	checkSeeds := seedFlags(fs, &c.Base, nil)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -45,6 +53,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers %q: %v", *workers, err))
+	}
+	if *loops != "" {
+		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
+			return sweepUsageError(stderr, fmt.Sprintf("--loops %q: %v", *loops, err))
+		}
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if err := checkSeeds(seen); err != nil {
+		return sweepUsageError(stderr, err.Error())
 	}
 	if c.Duration < time.Second {
 		// Shorter runs hold fewer samples than a window needs (the

@@ -265,7 +265,7 @@ func (b *breakeven) payloadKind() string {
 
 // Knobs: o switches the payload kind.
 func (b *breakeven) Knobs() []Knob {
-	return []Knob{{Key: "o", Name: "payload", Step: 1, Help: "payload: bytes or objects (breakeven)"}}
+	return []Knob{{Key: "o", Name: "payload", Step: 1, Help: "payload kind"}}
 }
 
 // Turn switches bytes and objects; the batch in progress is abandoned and

@@ -342,7 +342,7 @@ func (c *count) splitReadouts(have bool) []Readout {
 
 // Knobs: p cycles the split.
 func (c *count) Knobs() []Knob {
-	return []Knob{{Key: "p", Name: "split", Step: 1, Help: "next split: queue, even, slice, chunkify (count)"}}
+	return []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
 }
 
 // Turn applies a knob; a split change starts the figures afresh (the

@@ -12,9 +12,9 @@ import (
 // countBatch runs count with cfg until it has finished a batch after the
 // first 2 samples, checking the counts at every sample, and returns that
 // sample.
-func countBatch(t *testing.T, workers int, cfg scenarios.Config) session.Snapshot {
+func countBatch(t *testing.T, workers int, scale float64, cfg scenarios.Config) session.Snapshot {
 	t.Helper()
-	s, err := session.New(session.Config{Scenario: "count", Workers: workers, Scale: 0.02,
+	s, err := session.New(session.Config{Scenario: "count", Workers: workers, Scale: scale,
 		Interval: 20 * time.Millisecond, Window: time.Second, Scenarios: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func countBatch(t *testing.T, workers int, cfg scenarios.Config) session.Snapsho
 // and the answer is still right, so nothing looks wrong.
 func TestCountSliceSplitStarvesFirstWorker(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	snap := countBatch(t, 6, scenarios.Config{CountSplit: scenarios.SplitSlice, CountJobs: 5})
+	snap := countBatch(t, 6, 0.02, scenarios.Config{CountSplit: scenarios.SplitSlice, CountJobs: 5})
 	r, _ := readout(snap, "jobs_min_per_worker")
 	if !r.Known || r.Value != 0 || r.Text != "[0 1 1 1 1 1]" {
 		t.Errorf("jobs per worker = %+v, want [0 1 1 1 1 1]", r)
@@ -59,7 +59,7 @@ func TestCountSliceSplitStarvesFirstWorker(t *testing.T) {
 // answer_ok is false, as the seed's later script would have printed.
 func TestCountChunkifyDoesTheWorkTwiceAndSaysSo(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	snap := countBatch(t, 4, scenarios.Config{CountSplit: scenarios.SplitChunkify, CountJobs: 2})
+	snap := countBatch(t, 4, 0.02, scenarios.Config{CountSplit: scenarios.SplitChunkify, CountJobs: 2})
 	if r, _ := readout(snap, "jobs_min_per_worker"); r.Text != "[1 1 1 2]" {
 		t.Errorf("jobs per worker = %+v, want [1 1 1 2]", r)
 	}

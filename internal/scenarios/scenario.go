@@ -40,6 +40,9 @@ type Env struct {
 	Scale float64
 	// Window is the span of sliding-window percentiles.
 	Window time.Duration
+	// Resolution is the Loop-delay probe's period, for a scenario that
+	// probes Loops of its own (server's --loops); 10ms when 0.
+	Resolution time.Duration
 }
 
 // Readout is one figure a scenario shows. Key is its JSON name in the

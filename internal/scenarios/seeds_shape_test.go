@@ -3,9 +3,14 @@
 package scenarios_test
 
 import (
+	"context"
+	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/shape"
 )
 
@@ -14,7 +19,7 @@ import (
 // even split of the same 2 jobs (2.5 times in the seed).
 func TestShapeChunkifyCostsMoreThanTwiceTheCPU(t *testing.T) {
 	shape.Judge(t)
-	snap := countBatch(t, 4, scenarios.Config{CountSplit: scenarios.SplitChunkify, CountJobs: 2})
+	snap := countBatch(t, 4, 0.5, scenarios.Config{CountSplit: scenarios.SplitChunkify, CountJobs: 2})
 	r, _ := readout(snap, "cpu_vs_even")
 	cpu, _ := readout(snap, "batch_cpu_ms")
 	even, _ := readout(snap, "even_cpu_ms")
@@ -37,5 +42,43 @@ func TestShapeObjectsBlockTheLoopLongerThanTheSum(t *testing.T) {
 	t.Logf("1M objects: blocked %.1f ms, round trip %.1f ms, inline sum %.1f ms (seed: 115, 350, 8)", b.Value, rt.Value, s.Value)
 	if !(b.Known && s.Known && b.Value >= 5*s.Value) {
 		t.Errorf("blocked %+v, inline sum %+v: want blocked >= 5 x sum", b, s)
+	}
+}
+
+// TestShapeOutsideClientAgreesWithTheProbe is issue 15's own load
+// generator: server at workers 0 with its own load off, driven from
+// outside (2 connections each on /slow and /fast, 1 on /ping, as the seed
+// drove autocannon): the client's /ping p99 and the Loop probe's p99 agree
+// within 15% (autocannon 469 ms against the probe's 457 ms measured by
+// hand).
+func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
+	shape.Judge(t)
+	s, addr := listenSession(t, 0)
+	defer s.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ping, other := &outsideLoad{body: map[string]int{}}, &outsideLoad{body: map[string]int{}}
+	other.run(ctx, &wg, client, "http://"+addr+"/slow", 2)
+	other.run(ctx, &wg, client, "http://"+addr+"/fast", 2)
+	time.Sleep(2 * time.Second) // warm up, then measure both from here
+	if err := s.Apply(session.Action{Kind: session.Reset}); err != nil {
+		t.Fatal(err)
+	}
+	ping.run(ctx, &wg, client, "http://"+addr+"/ping", 1)
+	time.Sleep(10 * time.Second)
+	snap := s.Snapshot()
+	cancel()
+	wg.Wait()
+	cp, n := ping.p99()
+	pp := snap.ProbeTotal.P99
+	t.Logf("/ping p99 from the client %v (%d pings), Loop probe p99 %v (corrected, %d samples)", cp, n, pp, snap.ProbeTotal.Count)
+	if n < 20 || pp <= 0 {
+		t.Fatalf("too little data: %d pings, probe %v", n, pp)
+	}
+	if r := float64(cp) / float64(pp); r < 0.85 || r > 1.15 {
+		t.Errorf("client /ping p99 %v vs probe p99 %v: ratio %.2f, want within 15%%", cp, pp, r)
 	}
 }

@@ -219,6 +219,8 @@ func (s *Session) env() scenarios.Env {
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
 
+		Resolution: s.cfg.Resolution,
+
 		SubmitTimeout: s.pool.SubmitTimeout,
 		Counts:        s.pool.Counts,
 	}

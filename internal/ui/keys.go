@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"slices"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -57,6 +60,19 @@ var DefaultKeyMap = KeyMap{
 	Knobs:        knobBindings(),
 }
 
+// knobsHelp is the knobs in one line of help: "l/L/o/p Loops, payload,
+// split"; every knob's own line is in offtop --help.
+func knobsHelp(bs []key.Binding) key.Binding {
+	var keys, names []string
+	for _, b := range bs {
+		keys = append(keys, b.Keys()...)
+		if d := b.Help().Desc; !slices.Contains(names, d) {
+			names = append(names, d)
+		}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), strings.Join(names, ", ")))
+}
+
 // knobBindings makes one binding per scenario knob.
 func knobBindings() []key.Binding {
 	var bs []key.Binding
@@ -93,10 +109,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Add, k.Remove, k.Set},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
-		{k.Smaller, k.Larger, k.CPU},
+		{k.Smaller, k.Larger, k.CPU, knobsHelp(k.Knobs)},
 		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		{k.Reset, k.Help, k.Quit},
-		k.Knobs,
 	}
 }
 
