@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -109,75 +110,78 @@ func (b *breakeven) objectsRound(its []item) (r objRun, done bool) {
 		copySum, moveSum float64
 		reply            []byte
 		back             int
-		errs             []error
-		fin              = make(chan struct{})
+		err              error
 	)
-	b.env.Do(func() {
+	r.roundTrip, err = b.viaPool(func() (func() error, error) {
 		t0 := time.Now()
 		p, err := encodeItems(its)
 		r.blocked = time.Since(t0)
-		if err != nil {
-			errs = append(errs, err)
-			close(fin)
-			return
-		}
-		err = b.env.Submit(func() {
+		return func() error {
 			got, err := decodeItems(p)
 			if err != nil {
-				errs = append(errs, err)
-				return
+				return err
 			}
 			copySum = sumPrices(got)
 			reply, err = encodeItems(got)
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}, func(err error) {
-			b.env.Post(func() {
-				if err != nil {
-					errs = append(errs, err)
-				} else if got, err := decodeItems(reply); err != nil {
-					errs = append(errs, err)
-				} else {
-					back = len(got)
-				}
-				r.roundTrip = time.Since(t0)
-				close(fin)
-			})
-		})
-		if err != nil {
-			errs = append(errs, err)
-			close(fin)
-		}
+			return err
+		}, err
+	}, func() error {
+		got, err := decodeItems(reply)
+		back = len(got)
+		return err
 	})
-	<-fin
-	if b.stopped() || len(errs) > 0 {
+	if err != nil || b.stopped() {
 		return r, false
 	}
 	// pool-move: the same slice by pointer; nothing is copied.
-	fin = make(chan struct{})
-	b.env.Do(func() {
-		t0 := time.Now()
-		err := b.env.Submit(func() { moveSum = sumPrices(its) }, func(err error) {
-			b.env.Post(func() {
-				if err != nil {
-					errs = append(errs, err)
-				}
-				r.move = time.Since(t0)
-				close(fin)
-			})
-		})
-		if err != nil {
-			errs = append(errs, err)
-			close(fin)
-		}
-	})
-	<-fin
-	if b.stopped() || len(errs) > 0 {
+	r.move, err = b.viaPool(func() (func() error, error) {
+		return func() error { moveSum = sumPrices(its); return nil }, nil
+	}, func() error { return nil })
+	if err != nil || b.stopped() {
 		return r, false
 	}
 	r.ok = copySum == inSum && moveSum == inSum && back == len(its)
 	return r, true
+}
+
+// viaPool is one trip to the pool and back, timed on the Loop: send runs
+// on the Loop and returns the task, which viaPool submits; when the task
+// has run, recv runs on the Loop. It returns the wall time from the start
+// of send to the end of recv, and the first error of send, the pool, the
+// task or recv. The task's results reach recv in order: the pool calls
+// done after the task returns, and done posts recv to the Loop.
+func (b *breakeven) viaPool(send func() (func() error, error), recv func() error) (time.Duration, error) {
+	var (
+		took time.Duration
+		err  error
+		fin  = make(chan struct{})
+	)
+	b.env.Do(func() {
+		t0 := time.Now()
+		task, e := send()
+		if e != nil {
+			err = e
+			close(fin)
+			return
+		}
+		var taskErr error
+		e = b.env.Submit(func() { taskErr = task() }, func(e error) {
+			b.env.Post(func() {
+				err = errors.Join(e, taskErr)
+				if err == nil {
+					err = recv()
+				}
+				took = time.Since(t0)
+				close(fin)
+			})
+		})
+		if e != nil {
+			err = e
+			close(fin)
+		}
+	})
+	<-fin
+	return took, err
 }
 
 // objectsDrive runs rounds of the objects experiment on one set of

@@ -10,31 +10,11 @@ import (
 )
 
 // objectsRounds runs breakeven on objects at scale and workers until it
-// has 2 rounds, checking the counts at every sample; it returns that
-// sample.
+// has 2 rounds.
 func objectsRounds(t *testing.T, workers int, scale float64) session.Snapshot {
 	t.Helper()
-	s, err := session.New(session.Config{Scenario: "breakeven", Workers: workers, Scale: scale,
-		Interval: 20 * time.Millisecond, Window: time.Second,
-		Scenarios: scenarios.Config{BreakevenPayload: scenarios.PayloadObjects}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	deadline := time.After(60 * time.Second)
-	for {
-		select {
-		case snap := <-s.Samples():
-			if !snap.Balanced() {
-				t.Fatalf("counts do not add up at %v", snap.Elapsed)
-			}
-			if r, ok := readout(snap, "batches"); ok && r.Value >= 2 {
-				return snap
-			}
-		case <-deadline:
-			t.Fatal("no 2 rounds in 60s")
-		}
-	}
+	return untilBatches(t, session.Config{Scenario: "breakeven", Workers: workers, Scale: scale,
+		Scenarios: scenarios.Config{BreakevenPayload: scenarios.PayloadObjects}}, 2)
 }
 
 // TestBreakevenObjectsAnswersAtEverySize: the objects go to the pool

@@ -113,8 +113,11 @@ type count struct {
 
 func (c *count) Name() string { return "count" }
 
-// SweepKeys are seed 000's columns: wall and CPU per batch.
-func (c *count) SweepKeys() []string { return []string{"batch_wall_ms", "batch_cpu_ms"} }
+// SweepKeys are seed 000's columns: wall and CPU per batch, and when
+// the first and median task of the batch came back (section 5).
+func (c *count) SweepKeys() []string {
+	return []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"}
+}
 func (c *count) Look() string {
 	return "speed-up stops at the cores you have; more workers past that only burn CPU"
 }

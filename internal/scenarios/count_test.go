@@ -9,31 +9,41 @@ import (
 	"go.uber.org/goleak"
 )
 
-// countBatch runs count with cfg until it has finished a batch after the
-// first 2 samples, checking the counts at every sample, and returns that
-// sample.
-func countBatch(t *testing.T, workers int, scale float64, cfg scenarios.Config) session.Snapshot {
+// untilBatches runs a session of c until its batches readout reaches n,
+// checking at every sample that the counts add up and that per_task is
+// c.PerTask; it returns that sample.
+func untilBatches(t *testing.T, c session.Config, n float64) session.Snapshot {
 	t.Helper()
-	s, err := session.New(session.Config{Scenario: "count", Workers: workers, Scale: scale,
-		Interval: 20 * time.Millisecond, Window: time.Second, Scenarios: cfg})
+	c.Interval, c.Window = 20*time.Millisecond, time.Second
+	s, err := session.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case snap := <-s.Samples():
 			if !snap.Balanced() {
-				t.Fatalf("counts do not add up at %v: %+v", snap.Elapsed, snap)
+				t.Fatalf("counts do not add up at %v: submitted %d, completed %d failed %d running %d queued %d",
+					snap.Elapsed, snap.Submitted, snap.Completed, snap.Failed, snap.Running, snap.QueueDepth)
 			}
-			if r, ok := readout(snap, "batches"); ok && r.Value >= 2 {
+			if snap.PerTask != c.PerTask {
+				t.Fatalf("snapshot per_task %v, want %v", snap.PerTask, c.PerTask)
+			}
+			if r, ok := readout(snap, "batches"); ok && r.Value >= n {
 				return snap
 			}
 		case <-deadline:
-			t.Fatal("no batch in 30s")
+			t.Fatalf("%s: no %v batches in 60s", c.Scenario, n)
 		}
 	}
+}
+
+// countBatch runs count with cfg until it has finished 2 batches.
+func countBatch(t *testing.T, workers int, scale float64, cfg scenarios.Config) session.Snapshot {
+	t.Helper()
+	return untilBatches(t, session.Config{Scenario: "count", Workers: workers, Scale: scale, Scenarios: cfg}, 2)
 }
 
 // TestCountSliceSplitStarvesFirstWorker is seed 000 section 1: 5 jobs on 6

@@ -44,6 +44,7 @@ type SnapshotJSON struct {
 	Scenario         string         `json:"scenario"`
 	Load             string         `json:"load"`
 	Paused           bool           `json:"paused"`
+	PerTask          bool           `json:"per_task"`
 	Workers          int            `json:"workers"`
 	GOMAXPROCS       int            `json:"gomaxprocs"`
 	NumCPU           int            `json:"num_cpu"`
@@ -94,6 +95,7 @@ func (s Snapshot) JSON() SnapshotJSON {
 		Scenario:         s.Scenario,
 		Load:             s.Load,
 		Paused:           s.Paused,
+		PerTask:          s.PerTask,
 		Workers:          s.Workers,
 		GOMAXPROCS:       s.GOMAXPROCS,
 		NumCPU:           s.NumCPU,

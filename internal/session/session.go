@@ -186,6 +186,7 @@ func New(c Config) (*Session, error) {
 		s.sys.Close()
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	s.pool.SetPerTask(c.PerTask)
 	if c.GOMAXPROCS > 0 {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
@@ -294,6 +295,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
+	snap.PerTask = s.pool.PerTask()
 	cpus := s.cpus
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
@@ -323,6 +325,7 @@ func oversubscribed(s Snapshot) bool {
 // control copies the control state of ctl (an overlay) into s.
 func (s *Snapshot) control(ctl Snapshot) {
 	s.Scenario, s.Look, s.Paused, s.Workers = ctl.Scenario, ctl.Look, ctl.Paused, ctl.Workers
+	s.PerTask = ctl.PerTask
 	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
 	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
 	s.Oversubscribed = ctl.Oversubscribed
@@ -408,6 +411,8 @@ func (s *Session) apply(a Action) error {
 		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
 			c.ToggleCPU()
 		}
+	case TogglePerTask:
+		s.pool.SetPerTask(!s.pool.PerTask())
 	case Turn:
 		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
 			k.Turn(a.Key)

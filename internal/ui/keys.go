@@ -29,6 +29,7 @@ type KeyMap struct {
 	Smaller      key.Binding // breakeven: smaller payload
 	Larger       key.Binding // breakeven: larger payload
 	CPU          key.Binding // io: CPU work before each call on/off
+	PerTask      key.Binding // a goroutine per task instead of the pool
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
@@ -52,6 +53,7 @@ var DefaultKeyMap = KeyMap{
 	Smaller:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
 	Larger:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
 	CPU:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
+	PerTask:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "goroutine per task on/off")),
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
@@ -107,7 +109,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the ? screen: one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Add, k.Remove, k.Set},
+		{k.Add, k.Remove, k.Set, k.PerTask},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
 		{k.Smaller, k.Larger, k.CPU, knobsHelp(k.Knobs)},
 		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
@@ -118,7 +120,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
 	return append([]key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}, k.Knobs...)
+		k.Smaller, k.Larger, k.CPU, k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -170,6 +172,8 @@ func ActionFor(k string) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.StepPayload, N: 1}, false, true
 	case bound(DefaultKeyMap.CPU, k):
 		return session.Action{Kind: session.ToggleCPU}, false, true
+	case bound(DefaultKeyMap.PerTask, k):
+		return session.Action{Kind: session.TogglePerTask}, false, true
 	case bound(DefaultKeyMap.ProcsDown, k):
 		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
 	case bound(DefaultKeyMap.ProcsUp, k):
