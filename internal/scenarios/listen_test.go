@@ -110,10 +110,20 @@ func TestServerNoLoadAnswersAnOutsideClient(t *testing.T) {
 			t.Errorf("GET %s = %q, want %q", route, b, want)
 		}
 	}
-	<-s.Samples()
-	snap := <-s.Samples()
-	if !snap.Balanced() || snap.Submitted != 2 {
-		t.Errorf("pool: submitted %d (want 2: /fast and /slow), balanced %v", snap.Submitted, snap.Balanced())
+	var snap session.Snapshot
+	deadline := time.After(10 * time.Second)
+	for snap.Completed < 2 {
+		select {
+		case snap = <-s.Samples(): // samples queue up: read until the requests show
+			if !snap.Balanced() {
+				t.Fatalf("counts do not add up: %+v", snap)
+			}
+		case <-deadline:
+			t.Fatalf("pool: completed %d, want 2 (/fast and /slow)", snap.Completed)
+		}
+	}
+	if snap.Submitted != 2 {
+		t.Errorf("pool: submitted %d, want 2", snap.Submitted)
 	}
 	for _, k := range []string{"fast_rps", "slow_rps"} {
 		if r, _ := readout(snap, k); r.Value != 0 {
