@@ -54,13 +54,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers %q: %v", *workers, err))
 	}
-	if *loops != "" {
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["loops"] {
 		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
 			return sweepUsageError(stderr, fmt.Sprintf("--loops %q: %v", *loops, err))
 		}
+		if c.Base.Scenario != "server" {
+			return sweepUsageError(stderr, fmt.Sprintf("--loops: scenario %q has no Loops (server has)", c.Base.Scenario))
+		}
 	}
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
 	if err := checkSeeds(seen); err != nil {
 		return sweepUsageError(stderr, err.Error())
 	}

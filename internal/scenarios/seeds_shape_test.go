@@ -4,8 +4,10 @@ package scenarios_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/shape"
+	"github.com/offtop/offtop/internal/sweep"
 )
 
 // TestShapeChunkifyCostsMoreThanTwiceTheCPU: 2 jobs on 4 workers split by
@@ -104,5 +107,47 @@ func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 		cores, pf.Value, pm.Value, pl.Value, float64(pool.RSSBytes)/(1<<20), qf.Value, qm.Value, ql.Value, float64(per.RSSBytes)/(1<<20))
 	if !(pf.Known && qf.Known && pf.Value <= qf.Value/2) {
 		t.Errorf("first back: pool %+v, per-task %+v; want pool <= half", pf, qf)
+	}
+}
+
+// TestShapeLoopsAddCoresNotAFreeLoop is seed 001 on 2 CPUs: offtop sweep
+// --scenario server --loops 1,2 --workers 0,1. Two Loops without a pool
+// serve /fast at least 1.3 times as fast as one ("cluster adds cores"),
+// and their /ping p99 is still at least 10 times that of one Loop with a
+// worker ("worker_threads protects the loop").
+func TestShapeLoopsAddCoresNotAFreeLoop(t *testing.T) {
+	shape.Judge(t)
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{
+		Base:    session.Config{Scenario: "server"},
+		Workers: []int{0, 1}, Loops: []int{1, 2}, Duration: 6 * time.Second,
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	res.Write(&b)
+	t.Logf("\n%s", b.String())
+	rows := map[string]sweep.Row{}
+	for _, r := range res.Rows {
+		rows[r.Name] = r
+		if !r.Balanced {
+			t.Errorf("%s: counts did not add up", r.Name)
+		}
+	}
+	fig := func(name, key string) float64 {
+		if v := rows[name].Extra[key]; v != nil {
+			return *v
+		}
+		t.Fatalf("%s: no %s", name, key)
+		return 0
+	}
+	if p, c := fig("plain", "fast_rps"), fig("cluster", "fast_rps"); c < 1.3*p {
+		t.Errorf("/fast rps: cluster %.1f, plain %.1f; want cluster >= 1.3 x plain", c, p)
+	}
+	if c, w := fig("cluster", "ping_p99_ms"), fig("worker_threads", "ping_p99_ms"); c < 10*w {
+		t.Errorf("/ping p99: cluster %.1f ms, worker_threads %.2f ms; want cluster >= 10 x", c, w)
 	}
 }
