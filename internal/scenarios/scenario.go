@@ -36,6 +36,9 @@ type Env struct {
 	Counts func() pool.Counts
 	// Workers reports the pool's current size (0 = inline on the Loop).
 	Workers func() int
+	// PerTask reports whether every task gets a goroutine of its own
+	// (pool.SetPerTask), inline or not; nil means never.
+	PerTask func() bool
 	// Scale multiplies work sizes (1 = sized for this 2-core machine).
 	Scale float64
 	// Window is the span of sliding-window percentiles.

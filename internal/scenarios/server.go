@@ -104,7 +104,7 @@ func (s *server) SweepKeys() []string {
 }
 func (s *server) Look() string {
 	if s.nLoops.Load() > 1 {
-		return "Loops add cores, not a free Loop: /ping still waits behind fib on its Loop; a pool frees them (Loops share one heap here, unlike cluster's processes)"
+		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here, not cluster's processes)"
 	}
 	return "at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
@@ -342,7 +342,7 @@ func (s *server) Status() Status {
 	rs = append(rs, Str("listen_addr", "listening on", s.ln.Addr().String()))
 	load := fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery)
 	if l := s.nLoops.Load(); l > 1 {
-		load = fmt.Sprintf("%d Loops in one process (one heap, unlike cluster's processes), ", l) + load
+		load = fmt.Sprintf("%d Loops, one heap; ", l) + load
 	}
 	return Status{Load: load + "; on " + s.ln.Addr().String(), Readouts: rs}
 }

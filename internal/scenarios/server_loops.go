@@ -146,5 +146,8 @@ func (s *server) Turn(key string) {
 // onOwnLoop reports whether l runs a request's CPU work itself: a Loop of
 // the scenario's own while the pool has no workers, as each cluster
 // process without worker_threads does. Loop 0's work at workers 0 goes
-// through the pool, which runs it inline on Loop 0 and counts it.
-func (s *server) onOwnLoop(l *srvLoop) bool { return l.own != nil && s.env.Workers() == 0 }
+// through the pool, which runs it inline on Loop 0 and counts it. With a
+// goroutine per task every Loop's work goes through the pool.
+func (s *server) onOwnLoop(l *srvLoop) bool {
+	return l.own != nil && s.env.Workers() == 0 && (s.env.PerTask == nil || !s.env.PerTask())
+}

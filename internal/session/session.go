@@ -217,6 +217,7 @@ func (s *Session) env() scenarios.Env {
 		Offload: s.pool.Do,
 		Submit:  s.pool.Submit,
 		Workers: func() int { return s.pool.Stats().Size },
+		PerTask: s.pool.PerTask,
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
 
