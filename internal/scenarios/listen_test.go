@@ -125,6 +125,11 @@ func TestServerNoLoadAnswersAnOutsideClient(t *testing.T) {
 	if snap.Submitted != 2 {
 		t.Errorf("pool: submitted %d, want 2", snap.Submitted)
 	}
+	for _, k := range []string{"served_ping_rps", "served_fast_rps", "served_slow_rps"} {
+		if r, _ := readout(snap, k); r.Value <= 0 {
+			t.Errorf("%s = %v after an outside request", k, r.Value)
+		}
+	}
 	for _, k := range []string{"fast_rps", "slow_rps"} {
 		if r, _ := readout(snap, k); r.Value != 0 {
 			t.Errorf("%s = %v: the scenario's own clients ran under --no-load", k, r.Value)

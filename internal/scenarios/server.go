@@ -54,12 +54,16 @@ func fib(n int) int {
 // fibWant holds the answers clients check responses against.
 var fibWant = map[int]string{fastN: "832040", slowN: "24157817"}
 
-// endpoint is one route's client-side figures.
+// endpoint is one route's client-side figures, and served its
+// server-side ones: every request the route answered, from offtop's own
+// clients or from outside (--no-load with autocannon), timed in the
+// handler.
 type endpoint struct {
-	lat  *hist.Recorder
-	cpu  cpuMeter
-	done atomic.Int64 // responses received
-	errs atomic.Int64 // failed or wrong responses
+	lat    *hist.Recorder
+	served *hist.Recorder
+	cpu    cpuMeter
+	done   atomic.Int64 // responses received
+	errs   atomic.Int64 // failed or wrong responses
 }
 
 type server struct {
@@ -110,7 +114,7 @@ func (s *server) Look() string {
 }
 
 func (s *server) newEndpoint() *endpoint {
-	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil)}
+	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil), served: hist.NewRecorder(s.env.Window, nil)}
 }
 
 func (s *server) Start(env Env) error {
@@ -162,8 +166,10 @@ func (s *server) Start(env Env) error {
 // handlePing answers on the connection's Loop, as Node's main thread
 // would: while that Loop runs fib (workers 0), the reply waits.
 func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
+	t := time.Now()
 	s.loopFor(r).do(func() {})
 	io.WriteString(w, "ok")
+	s.ping.served.Record(int64(time.Since(t)))
 }
 
 // handleFib accepts the request on the connection's Loop, then runs fib(n)
@@ -171,6 +177,8 @@ func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
 // on the connection's own Loop at workers 0 (onOwnLoop), and replies.
 func (s *server) handleFib(n int, e *endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		t := time.Now()
+		defer func() { e.served.Record(int64(time.Since(t))) }()
 		l := s.loopFor(r)
 		l.do(func() {})
 		var v int
@@ -338,6 +346,12 @@ func (s *server) Status() Status {
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
+	for _, x := range []struct {
+		k string
+		e *endpoint
+	}{{"ping", s.ping}, {"fast", s.fast}, {"slow", s.slow}} {
+		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)))
+	}
 	rs = append(rs, s.loopReadouts()...)
 	rs = append(rs, Str("listen_addr", "listening on", s.ln.Addr().String()))
 	load := fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery)
@@ -358,6 +372,7 @@ func (s *server) Pause(p bool) { s.paused.Store(p) }
 func (s *server) Reset() {
 	for _, e := range []*endpoint{s.fast, s.slow, s.ping} {
 		e.lat.Reset()
+		e.served.Reset()
 		e.errs.Store(0)
 	}
 	s.wrong.Store(0)
