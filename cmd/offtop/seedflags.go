@@ -4,6 +4,7 @@ import (
 	"flag"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
@@ -43,23 +44,23 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 		sc := &c.Scenarios
 		if loops != nil {
 			if *loops < 1 || *loops > scenarios.MaxLoops {
-				return usagef("--loops %d: must be 1..%d", *loops, scenarios.MaxLoops)
+				return usagef("--loops: out of range 1..%d: %d", scenarios.MaxLoops, *loops)
 			}
 			sc.ServerLoops = *loops
 		}
 		if _, err := scenarios.ParseSplit(sc.CountSplit); err != nil {
-			return usagef("--split %q: must be one of queue, even, slice, chunkify", sc.CountSplit)
+			return usagef("--split: not one of %s: %s", strings.Join(scenarios.CountSplits, ", "), quote(sc.CountSplit))
 		}
 		if seen["jobs"] && (sc.CountJobs < 1 || sc.CountJobs > 256) {
-			return usagef("--jobs %d: must be 1..256", sc.CountJobs)
+			return usagef("--jobs: out of range 1..256: %d", sc.CountJobs)
 		}
 		if _, err := scenarios.ParsePayload(sc.BreakevenPayload); err != nil {
-			return usagef("--payload %q: must be bytes or objects", sc.BreakevenPayload)
+			return usagef("--payload: not bytes or objects: %s", quote(sc.BreakevenPayload))
 		}
 		if seen["listen"] {
 			addr, err := listenAddr(sc.Listen)
 			if err != nil {
-				return usagef("--listen %q: %v", sc.Listen, err)
+				return usagef("--listen: %v: %s", err, quote(sc.Listen))
 			}
 			sc.Listen = addr
 		}
@@ -72,10 +73,10 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 func listenAddr(s string) (string, error) {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return "", errString("want HOST:PORT, e.g. 127.0.0.1:17080")
+		return "", errString("not HOST:PORT like 127.0.0.1:17080")
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return "", errString("port must be a number 0..65535")
+		return "", errString("port not a number 0..65535")
 	}
 	if host == "" {
 		host = "127.0.0.1"

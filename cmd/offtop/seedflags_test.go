@@ -16,14 +16,14 @@ func TestSeedFlagsRefuseBadValues(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--loops", "0"}, "--loops 0: must be 1..8"},
-		{[]string{"--loops", "9"}, "--loops 9"},
+		{[]string{"--loops", "0"}, "--loops: out of range 1..8: 0"},
+		{[]string{"--loops", "9"}, "--loops: out of range 1..8: 9"},
 		{[]string{"--loops", "two"}, "--loops"},
 		{[]string{"--per-task=maybe"}, "--per-task"},
 		{[]string{"--no-load=2"}, "--no-load"},
 		{[]string{"--split", "splice"}, "--split"},
-		{[]string{"--jobs", "0"}, "--jobs 0"},
-		{[]string{"--jobs", "257"}, "--jobs 257"},
+		{[]string{"--jobs", "0"}, "--jobs: out of range 1..256: 0"},
+		{[]string{"--jobs", "257"}, "--jobs: out of range 1..256: 257"},
 		{[]string{"--payload", "json"}, "--payload"},
 		{[]string{"--listen", "17080"}, "--listen"},
 		{[]string{"--listen", "127.0.0.1:70000"}, "--listen"},

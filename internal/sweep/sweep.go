@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ func SeedName(loops, workers int) string {
 // ParseLoops reads a comma-separated list of Loop counts, each
 // 1..scenarios.MaxLoops, no duplicates.
 func ParseLoops(s string) ([]int, error) {
-	return parseList(s, 1, scenarios.MaxLoops, ErrLoops)
+	return parseList(s, 1, scenarios.MaxLoops, ErrLoops, "a count")
 }
 
 // ErrLoops is returned by ParseLoops for a malformed list.
@@ -68,12 +69,12 @@ var ErrWorkers = errors.New("bad workers list")
 // ParseWorkers reads a comma-separated list of pool sizes such as
 // "0,1,2,4,8": each 0..session.MaxWorkers, at least one, no duplicates.
 func ParseWorkers(s string) ([]int, error) {
-	return parseList(s, 0, session.MaxWorkers, ErrWorkers)
+	return parseList(s, 0, session.MaxWorkers, ErrWorkers, "a size")
 }
 
 // parseList reads a comma-separated list of distinct numbers lo..hi;
-// errors wrap bad.
-func parseList(s string, lo, hi int, bad error) ([]int, error) {
+// errors wrap bad and call a number what ("a size twice").
+func parseList(s string, lo, hi int, bad error, what string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: empty", bad)
 	}
@@ -82,13 +83,13 @@ func parseList(s string, lo, hi int, bad error) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q is not a number", bad, f)
+			return nil, fmt.Errorf("%w: not a whole number: %.40q", bad, f)
 		}
 		if n < lo || n > hi {
-			return nil, fmt.Errorf("%w: %d is outside %d..%d", bad, n, lo, hi)
+			return nil, fmt.Errorf("%w: outside %d..%d: %d", bad, lo, hi, n)
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("%w: %d twice", bad, n)
+			return nil, fmt.Errorf("%w: %s twice: %d", bad, what, n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -158,8 +159,11 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		warm = min(c.Duration/5, 2*time.Second)
 	}
 	start := time.Now()
+	// The machine line is right even if no row is measured (a sweep
+	// stopped at once); the first row's snapshot then sets it.
 	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
-		Columns: scenarios.SweepKeys(c.Base.Scenario)}
+		Columns:    scenarios.SweepKeys(c.Base.Scenario),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
 	type conf struct {
 		loops, workers int
 		perTask        bool
