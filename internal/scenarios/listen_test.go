@@ -136,3 +136,31 @@ func TestServerNoLoadAnswersAnOutsideClient(t *testing.T) {
 		}
 	}
 }
+
+// TestIOListensWhereTold: io takes --listen too, names the address in
+// its readouts, and its endpoint answers an outside client there.
+func TestIOListensWhereTold(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, err := session.New(session.Config{Scenario: "io", Workers: 1, NoLoad: true,
+		Interval: 50 * time.Millisecond, Window: time.Second,
+		Scenarios: scenarios.Config{Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, _ := readout(<-s.Samples(), "listen_addr")
+	if !r.Str || r.Text == "" || r.Text == "127.0.0.1:0" {
+		t.Fatalf("listen_addr = %+v", r)
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("http://" + r.Text + "/call?n=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(b) != "7" {
+		t.Errorf("GET /call: %s %q", resp.Status, b)
+	}
+}
