@@ -71,7 +71,7 @@ func (o *outsideLoad) p99() (time.Duration, int) {
 func listenSession(t *testing.T, workers int) (*session.Session, string) {
 	t.Helper()
 	s, err := session.New(session.Config{Scenario: "server", Workers: workers, NoLoad: true,
-		Interval: 50 * time.Millisecond, Window: 5 * time.Second,
+		Interval: 50 * time.Millisecond, Window: 30 * time.Second, // longer than any test here
 		Scenarios: scenarios.Config{Listen: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)

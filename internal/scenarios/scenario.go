@@ -89,7 +89,9 @@ type Scenario interface {
 	Status() Status
 	// SetLoad changes the load by delta steps ([ is -1, ] is +1).
 	SetLoad(delta int)
-	// Pause stops (true) or resumes (false) generating new work.
+	// Pause stops (true) or resumes (false) generating new work. It may
+	// also be called before Start, for a run that starts paused
+	// (--no-load): then Start generates nothing until Pause(false).
 	Pause(paused bool)
 	// Reset clears the scenario's own latency figures (the r key).
 	Reset()

@@ -195,15 +195,15 @@ func New(c Config) (*Session, error) {
 	}
 	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
+		s.paused = true
+		scen.Pause(true)
+	}
 	if err := scen.Start(s.env()); err != nil {
 		s.shutdown()
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
 	}
 	s.scen = &stopOnce{Scenario: scen}
-	if c.NoLoad {
-		s.paused = true
-		scen.Pause(true)
-	}
 	s.last = s.overlay(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), RSSBytes: -1, CPUPercent: -1})
 	go s.run()
