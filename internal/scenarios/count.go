@@ -136,26 +136,31 @@ func (c *count) Start(env Env) error {
 func (c *count) drive(env Env) {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer c.wg.Done()
-	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1, SplitQueue)
-	if r.aborted {
-		return
-	}
-	c.mu.Lock()
-	c.refPerJob = r.wall / time.Duration(r.jobs)
-	c.cpuPerJob = r.cpu / time.Duration(r.jobs)
-	c.mu.Unlock()
+	haveRef := false
 	for {
 		select {
 		case <-c.stop:
 			return
 		default:
 		}
-		if c.paused.Load() {
+		if c.paused.Load() { // paused from the start too (--no-load): not even the reference
 			select {
 			case <-c.stop:
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
+			continue
+		}
+		if !haveRef {
+			r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1, SplitQueue)
+			if r.aborted {
+				return
+			}
+			c.mu.Lock()
+			c.refPerJob = r.wall / time.Duration(r.jobs)
+			c.cpuPerJob = r.cpu / time.Duration(r.jobs)
+			c.mu.Unlock()
+			haveRef = true
 			continue
 		}
 		r := c.batch(env.Submit, env.Workers(), *c.split.Load())
