@@ -190,6 +190,9 @@ func (b *breakeven) SweepKeys() []string {
 		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
 }
 func (b *breakeven) Look() string {
+	if b.objects.Load() {
+		return "objects: the Loop is blocked serialising them for the pool far longer than summing them in place"
+	}
 	return "tiny tasks lose to dispatch; a copied payload costs more than a moved one"
 }
 

@@ -83,10 +83,13 @@ type batchResult struct {
 }
 
 type count struct {
-	jobs   atomic.Int64 // jobs per batch, read at the start of each batch
-	split  atomic.Pointer[string]
-	iters  int64
-	paused atomic.Bool
+	jobs  atomic.Int64 // jobs per batch, read at the start of each batch
+	split atomic.Pointer[string]
+	// perTask is Env.PerTask, set by Start (nil before, or when the
+	// session has no per-task mode).
+	perTask atomic.Pointer[func() bool]
+	iters   int64
+	paused  atomic.Bool
 	// stopping makes running jobs give up; set by Stop.
 	stopping atomic.Bool
 	sys      *sysinfo.Reader
@@ -119,11 +122,25 @@ func (c *count) SweepKeys() []string {
 	return []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"}
 }
 func (c *count) Look() string {
+	switch *c.split.Load() {
+	case SplitSlice:
+		return "slice: with fewer jobs than workers the first gets none; the answer stays right, so nothing looks wrong"
+	case SplitChunkify:
+		return "chunkify never removes what it took: jobs counted above the batch, answer_ok false, CPU above an even split's"
+	case SplitEven:
+		return "an even split cut up front: jobs per worker differ by at most one"
+	}
+	if pt := c.perTask.Load(); pt != nil && (*pt)() {
+		return "a goroutine per job: 64 at once all finish near the end; a pool brings the first back early"
+	}
 	return "speed-up stops at the cores you have; more workers past that only burn CPU"
 }
 
 func (c *count) Start(env Env) error {
 	c.iters = max(int64(float64(countIters)*env.Scale), 1000)
+	if env.PerTask != nil {
+		c.perTask.Store(&env.PerTask)
+	}
 	c.sys = sysinfo.NewReader()
 	c.stop = make(chan struct{})
 	c.wg.Add(1)
