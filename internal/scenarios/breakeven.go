@@ -191,7 +191,7 @@ func (b *breakeven) SweepKeys() []string {
 }
 func (b *breakeven) Look() string {
 	if b.objects.Load() {
-		return "objects: the Loop is blocked serialising them for the pool far longer than summing them in place"
+		return "objects: serialising them blocks the Loop far longer than summing them in place"
 	}
 	return "tiny tasks lose to dispatch; a copied payload costs more than a moved one"
 }

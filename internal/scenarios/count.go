@@ -124,14 +124,14 @@ func (c *count) SweepKeys() []string {
 func (c *count) Look() string {
 	switch *c.split.Load() {
 	case SplitSlice:
-		return "slice: with fewer jobs than workers the first gets none; the answer stays right, so nothing looks wrong"
+		return "slice: fewer jobs than workers and the first gets none; the answer stays right"
 	case SplitChunkify:
-		return "chunkify never removes what it took: jobs counted above the batch, answer_ok false, CPU above an even split's"
+		return "chunkify never removes what it took: more jobs counted than asked, answer wrong"
 	case SplitEven:
 		return "an even split cut up front: jobs per worker differ by at most one"
 	}
 	if pt := c.perTask.Load(); pt != nil && (*pt)() {
-		return "a goroutine per job: 64 at once all finish near the end; a pool brings the first back early"
+		return "a goroutine per job: all finish near the end; a pool brings the first back early"
 	}
 	return "speed-up stops at the cores you have; more workers past that only burn CPU"
 }

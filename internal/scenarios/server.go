@@ -108,7 +108,7 @@ func (s *server) SweepKeys() []string {
 }
 func (s *server) Look() string {
 	if s.nLoops.Load() > 1 {
-		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here, not cluster's processes)"
+		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here)"
 	}
 	return "at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
