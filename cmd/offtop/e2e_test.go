@@ -98,7 +98,7 @@ func TestBinaryInTmux(t *testing.T) {
 	bin := buildBinary(t)
 	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
 	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool {
-		return strings.Contains(s, "offtop") && strings.Contains(s, "latency ms") && strings.Contains(s, "workers 1")
+		return strings.Contains(s, "offtop") && strings.Contains(s, "sizes tried") && strings.Contains(s, "workers 1")
 	})
 	tm.run("send-keys", "4")
 	tm.waitScreen("workers 4", 2*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "workers 4") })
@@ -109,7 +109,7 @@ func TestBinaryInTmux(t *testing.T) {
 	if !strings.Contains(s, "EXIT=0") {
 		t.Errorf("exit status not 0:\n%s", s)
 	}
-	if strings.Contains(s, "latency ms") {
+	if strings.Contains(s, "sizes tried") {
 		t.Errorf("dashboard left on the normal screen:\n%s", s)
 	}
 	if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
@@ -211,7 +211,8 @@ func TestSweepPrintsTableAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || strings.Count(string(table), "\n") != 4 {
+	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || strings.Count(string(table), "\n") != 5 { // first line, header, 2 rows, best
+
 		t.Errorf("table:\n%s", table)
 	}
 	out, err := exec.Command(bin, append(args, "--json")...).Output()

@@ -182,7 +182,7 @@ func TestRecordDemoCast(t *testing.T) {
 	if emu.IsAltScreen() {
 		t.Error("the cast ends on the alternate screen")
 	}
-	for _, want := range []string{"offtop ran", "server", "answer_ok", "probe p99 ms", "inline", "tasks/s"} {
+	for _, want := range []string{"offtop ran", "server", "answer_ok", "Loop p99 ms", "inline", "tasks/s"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final screen lacks %q:\n%s", want, final)
 		}
@@ -290,7 +290,7 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 						return false
 					}
 					sec, _ := strconv.ParseFloat(m[1], 64)
-					return strings.Contains(s, "latency ms") && sec >= 0.5
+					return strings.Contains(s, "sizes tried") && sec >= 0.5
 				})
 				c.end(tm)
 			}
@@ -306,7 +306,7 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 			if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
 				t.Errorf("alternate screen still on (%s)", alt)
 			}
-			if strings.Contains(s, "latency ms") {
+			if strings.Contains(s, "sizes tried") {
 				t.Errorf("dashboard left on the normal screen:\n%s", s)
 			}
 			switch {

@@ -53,6 +53,7 @@ type LagProbe struct {
 	stop     chan struct{}  // closed by Stop
 	done     chan struct{}  // closed when the probe goroutine has exited
 	stopOnce sync.Once
+	observe  atomic.Pointer[func(late time.Duration)] // see Observe
 }
 
 // waitMode is how the probe goroutine waits for the next due time. Only
@@ -157,6 +158,9 @@ func (p *LagProbe) run() {
 		late := int64(ran.Sub(due))
 		p.raw.Record(late)
 		p.corr.RecordCorrected(late, int64(p.res))
+		if f := p.observe.Load(); f != nil {
+			(*f)(time.Duration(late))
+		}
 		var missed int64
 		k, due, missed = nextDue(p.t0, p.res, k, ran)
 		if missed > 0 {
@@ -220,6 +224,17 @@ func nextDue(t0 time.Time, res time.Duration, prevK int64, ran time.Time) (k int
 		k = prevK + 1
 	}
 	return k, t0.Add(time.Duration(k) * res), k - prevK - 1
+}
+
+// Observe hands every sample's lateness from now on to fn (nil: none), on
+// the probe goroutine, after it is recorded: the session's per-size
+// histograms. fn must not block; it is not called for a stall in flight.
+func (p *LagProbe) Observe(fn func(late time.Duration)) {
+	if fn == nil {
+		p.observe.Store(nil)
+		return
+	}
+	p.observe.Store(&fn)
 }
 
 // Stats returns the probe's figures: windows and since-reset summaries,

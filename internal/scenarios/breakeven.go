@@ -286,6 +286,9 @@ func (b *breakeven) drive() {
 		b.batches++
 		b.taskErrs += int64(errs)
 		if errs == 0 {
+			if next == modeMove {
+				b.env.ObserveHeadline(f.wall)
+			}
 			b.record(next, f)
 			if next == modeInline {
 				ref = digests

@@ -184,6 +184,9 @@ func (c *count) drive(env Env) {
 		if r.aborted {
 			return
 		}
+		if r.ok {
+			env.ObserveHeadline(r.wall)
+		}
 		c.mu.Lock()
 		if r.split != *c.split.Load() {
 			c.mu.Unlock()

@@ -272,6 +272,7 @@ func (c *crash) drive() {
 
 // submit queues one task of kind k with the scenario's deadline.
 func (c *crash) submit(k crashKind) {
+	at := time.Now() // submitted: the headline is wait+run
 	var got [32]byte // written by the task, read by done unless it timed out
 	var whole bool   // the chain ran to its end: not cut short by Stop
 	var calls atomic.Int32
@@ -307,6 +308,7 @@ func (c *crash) submit(k crashKind) {
 		switch {
 		case err == nil:
 			c.tally.completed++
+			c.env.ObserveHeadline(time.Since(at))
 			if k == crashPanic || k == crashWork && whole && got != c.want {
 				c.wrong.Add(1)
 			}

@@ -260,6 +260,7 @@ func (s *ioScenario) arrive() {
 		default:
 			s.answered.Add(1)
 			s.lat.Record(int64(time.Since(at)))
+			s.env.ObserveHeadline(time.Since(at))
 		}
 	})
 	if err != nil {

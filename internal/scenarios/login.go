@@ -363,6 +363,7 @@ func (l *login) read() {
 		}
 		d := int64(time.Since(submitted))
 		l.readLat.Record(d)
+		l.env.ObserveHeadline(time.Duration(d))
 		if during {
 			l.readBurst.Record(d)
 		} else {

@@ -46,6 +46,11 @@ type Env struct {
 	// Resolution is the Loop-delay probe's period, for a scenario that
 	// probes Loops of its own (server's --loops); 10ms when 0.
 	Resolution time.Duration
+	// Headline takes one observation of the scenario's headline latency
+	// (HeadlineSpec), which ended now and lasted d; the session files it
+	// under the pool size in force when it began. Call it through
+	// ObserveHeadline (nil-safe); it never blocks.
+	Headline func(d time.Duration)
 }
 
 // Readout is one figure a scenario shows. Key is its JSON name in the

@@ -296,6 +296,7 @@ func (s *server) pinger() {
 			}
 			s.ping.done.Add(1)
 			s.ping.lat.Record(int64(time.Since(t)))
+			s.env.ObserveHeadline(time.Since(t))
 		}()
 	})
 }

@@ -86,6 +86,57 @@ type SnapshotJSON struct {
 	ResolutionMS     float64        `json:"resolution_ms"`
 	WindowS          float64        `json:"window_s"`
 	Extra            map[string]any `json:"extra"`
+	Sizes            []SizeJSON     `json:"sizes"`
+}
+
+// SizeJSON is a SizeRow as it leaves offtop (the field sizes): times in
+// seconds and ms, rounded as every other figure; null where a figure has
+// no data. The exit summary and the sizes panel print these very numbers.
+type SizeJSON struct {
+	Scenario   string  `json:"scenario"`
+	Workers    int     `json:"workers"`
+	GOMAXPROCS int     `json:"gomaxprocs"`
+	HeldS      float64 `json:"held_s"`
+	// ProbeP99MS and ProbeMaxMS are the Loop probe, corrected, at this size.
+	ProbeP99MS *float64 `json:"probe_p99_ms"`
+	ProbeMaxMS *float64 `json:"probe_max_ms"`
+	ProbeCount int64    `json:"probe_count"`
+	// Headline names the scenario's headline; HeadlineP99MS is its p99 at
+	// this size over HeadlineCount observations.
+	Headline       string   `json:"headline"`
+	HeadlineP99MS  *float64 `json:"headline_p99_ms"`
+	HeadlineCount  int64    `json:"headline_count"`
+	ThroughputPerS float64  `json:"throughput_per_s"`
+	CPUPerWall     *float64 `json:"cpu_per_wall"`
+	AnswerOK       *bool    `json:"answer_ok"`
+	Current        bool     `json:"current"`
+	Unsettled      int64    `json:"unsettled"`
+}
+
+// JSON converts r for the headless stream.
+func (r SizeRow) JSON() SizeJSON {
+	j := SizeJSON{
+		Scenario: r.Scenario, Workers: r.Workers, GOMAXPROCS: r.GOMAXPROCS,
+		HeldS:      round3(r.Held.Seconds()),
+		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
+		ThroughputPerS: round3(r.ThroughputPerS()),
+		Current:        r.Current, Unsettled: r.Unsettled,
+	}
+	if r.Probe.Count > 0 {
+		j.ProbeP99MS, j.ProbeMaxMS = ms(r.Probe.P99), ms(r.Probe.Max)
+	}
+	if r.Headline.Count > 0 {
+		j.HeadlineP99MS = ms(r.Headline.P99)
+	}
+	if v := r.CPUPerWall(); !math.IsNaN(v) {
+		v = round3(v)
+		j.CPUPerWall = &v
+	}
+	if r.AnswerKnown {
+		v := r.AnswerOK
+		j.AnswerOK = &v
+	}
+	return j
 }
 
 // JSON converts s to its headless form.
@@ -133,6 +184,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 		ResolutionMS:     float64(s.Resolution) / 1e6,
 		WindowS:          s.Window.Seconds(),
 		Extra:            map[string]any{},
+		Sizes:            make([]SizeJSON, 0, len(s.Sizes)),
+	}
+	for _, r := range s.Sizes {
+		j.Sizes = append(j.Sizes, r.JSON())
 	}
 	if j.WorkerBusy == nil {
 		j.WorkerBusy = []float64{}
@@ -195,5 +250,5 @@ var RequiredJSONFields = []string{
 	"t_s", "scenario", "workers", "gomaxprocs", "num_cpu", "cpu_limit", "suggested_workers",
 	"queue_depth", "submitted", "completed", "failed", "running", "throughput_per_s",
 	"worker_busy", "worker_oncpu", "cpu_percent", "cpu_seconds", "rss_bytes", "goroutines",
-	"probe", "probe_raw", "probe_total", "sched", "task", "extra",
+	"probe", "probe_raw", "probe_total", "sched", "task", "extra", "sizes",
 }

@@ -7,20 +7,23 @@ import (
 
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // sampler holds what one sample needs from the previous one. Only the
 // sampler goroutine touches it.
 type sampler struct {
-	pool   pool.Stats
-	loop   probe.LoopStats
-	sys    sysinfo.Sample
-	at     time.Time
-	p99    []float64
-	queue  []float64
-	done   []point // completed counts over the last window, oldest first
-	missed int64   // sample times skipped because a sample ran late
+	pool    pool.Stats
+	loop    probe.LoopStats
+	sys     sysinfo.Sample
+	at      time.Time
+	p99     []float64
+	queue   []float64
+	workers []float64
+	gen     int64   // Session.histGen the history above belongs to
+	done    []point // completed counts over the last window, oldest first
+	missed  int64   // sample times skipped because a sample ran late
 }
 
 // run is the sampler goroutine: one sample every Interval, never on the
@@ -92,6 +95,15 @@ func (sm *sampler) take(s *Session) Snapshot {
 	scen := s.scen
 	s.mu.Unlock()
 	st := scen.Status()
+	for _, r := range st.Readouts {
+		if r.Key == "answer_ok" && r.Known {
+			s.sizes.answer(ctl.Scenario, r.Value != 0)
+		}
+	}
+	// A GOMAXPROCS the runtime changed by itself starts a row too.
+	if k, changed := s.sizes.withGOMAXPROCS(ctl.GOMAXPROCS); changed {
+		s.enterSize(k)
+	}
 
 	dt := now.Sub(sm.at)
 	busy, oncpu := pool.Utilization(sm.pool, ps)
@@ -145,14 +157,24 @@ func (sm *sampler) take(s *Session) Snapshot {
 	if sys.CPUKnown {
 		snap.CPUSeconds = sys.CPU.Seconds()
 	}
+	if g := s.histGen.Load(); g != sm.gen {
+		sm.p99, sm.queue, sm.workers, sm.gen = sm.p99[:0], sm.queue[:0], sm.workers[:0], g
+	}
 	p99 := math.NaN()
-	if lag.Corrected.Count > 0 {
-		p99 = float64(lag.Corrected.P99) / float64(time.Millisecond)
+	if sec := s.sizes.second.Window(); sec.Count > 0 {
+		p99 = float64(sec.P99) / float64(time.Millisecond)
 	}
 	sm.p99 = appendCapped(sm.p99, p99)
 	sm.queue = appendCapped(sm.queue, float64(ps.Queued))
+	sm.workers = appendCapped(sm.workers, float64(ps.Size))
 	snap.ProbeP99History = append([]float64(nil), sm.p99...)
 	snap.QueueDepthHistory = append([]float64(nil), sm.queue...)
+	snap.WorkersHistory = append([]float64(nil), sm.workers...)
+	snap.Headline = s.sizes.window.Window()
+	if scenarios.Headline(ctl.Scenario).FromProbe {
+		snap.Headline = lag.Corrected
+	}
+	snap.Sizes = s.sizes.snapshot()
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
 	snap.control(ctl)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/offtop/offtop/internal/pool"
@@ -72,6 +73,8 @@ type Session struct {
 	// cpus is read once at start: what the process may use (cgroup quota,
 	// affinity); the quota of a running container rarely changes.
 	cpus sysinfo.CPUs
+	// sizes is the per-size accounting (sizes.go).
+	sizes *sizes
 
 	// actions is the FIFO of Posted actions; one goroutine (control)
 	// applies them in order, so keys pressed in a burst land in the order
@@ -88,6 +91,10 @@ type Session struct {
 	paused   bool
 	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
 	gmpSource string
+
+	// histGen counts what empties the charts' history: r, and a switch of
+	// scenario (each scenario's history is its own).
+	histGen atomic.Int64
 
 	// lastMu guards last, the newest sample.
 	lastMu sync.Mutex
@@ -193,7 +200,10 @@ func New(c Config) (*Session, error) {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
 	}
+	s.sizes = newSizes(nil, s.counters, c.Resolution, c.Window)
+	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
 	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
+	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
 		s.paused = true
@@ -227,7 +237,32 @@ func (s *Session) env() scenarios.Env {
 
 		SubmitTimeout: s.pool.SubmitTimeout,
 		Counts:        s.pool.Counts,
+		Headline:      s.sizes.observeHeadline,
 	}
+}
+
+// counters reads what a size row totals: pool tasks completed and the
+// process's CPU time.
+func (s *Session) counters() (int64, time.Duration, bool) {
+	done := s.pool.Counts().Completed
+	smp := s.sys.Read()
+	return done, smp.CPU, smp.CPUKnown
+}
+
+// enterSize makes k the size row in force. Its observations count once
+// the Loop has run what was queued on it before (a marker posted behind
+// it), so the inline work of the size before is not charged to this one.
+func (s *Session) enterSize(k sizeKey) {
+	if st := s.sizes.enter(k, false); st != nil {
+		s.loop.Post(func() { s.sizes.settle(st) })
+	}
+}
+
+// sizeKey is the size row the control state names now.
+func (s *Session) sizeKey() sizeKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sizeKey{s.scenName, s.workers, runtime.GOMAXPROCS(0)}
 }
 
 // gomaxprocsSource is who set GOMAXPROCS at start: the GOMAXPROCS
@@ -394,6 +429,7 @@ func (s *Session) apply(a Action) error {
 		s.mu.Lock()
 		s.workers = n
 		s.mu.Unlock()
+		s.enterSize(s.sizeKey())
 	case Load:
 		scen.SetLoad(a.N)
 	case TogglePause:
@@ -402,8 +438,11 @@ func (s *Session) apply(a Action) error {
 		scen.Pause(s.paused)
 		s.mu.Unlock()
 	case Reset:
+		s.histGen.Add(1)
 		s.resetFigures()
 		scen.Reset()
+		k := s.sizeKey()
+		s.sizes.clear(k.scen, k)
 	case NextScenario:
 		return s.switchScenario()
 	case StepPayload:
@@ -426,22 +465,28 @@ func (s *Session) apply(a Action) error {
 		s.mu.Lock()
 		s.gmpSource = "offtop"
 		s.mu.Unlock()
+		s.enterSize(s.sizeKey())
 	case DefaultGOMAXPROCS:
 		runtime.SetDefaultGOMAXPROCS()
 		s.mu.Lock()
 		s.gmpSource = "runtime"
 		s.mu.Unlock()
+		s.enterSize(s.sizeKey())
 	default:
 		return fmt.Errorf("%w: kind %d", ErrAction, a.Kind)
 	}
 	return nil
 }
 
-// resetFigures empties the pool's and the probes' histograms.
+// resetFigures empties the pool's and the probes' histograms, and the
+// headline's window and the charts' per-second probe (the size rows are
+// the caller's business: r clears the scenario's, tab keeps them).
 func (s *Session) resetFigures() {
 	s.pool.ResetLatency()
 	s.lag.Reset()
 	s.sched.Reset()
+	s.sizes.second.Reset()
+	s.sizes.window.Reset()
 }
 
 // switchScenario stops the current scenario (its servers closed, its
@@ -465,7 +510,12 @@ func (s *Session) switchScenario() error {
 		return fmt.Errorf("%w: %w", ErrAction, err)
 	}
 	old.Stop()
+	k := s.sizeKey()
+	k.scen = next
+	s.enterSize(k) // before Start: the new scenario's first observations are its own
 	if err := scen.Start(s.env()); err != nil {
+		k.scen = oldName
+		s.enterSize(k)
 		// Fall back to a fresh copy of the old scenario so the run goes on.
 		if again, err2 := scenarios.New(oldName, s.cfg.Scenarios); err2 == nil && again.Start(s.env()) == nil {
 			s.mu.Lock()
@@ -475,6 +525,7 @@ func (s *Session) switchScenario() error {
 		return fmt.Errorf("%w: start %s: %w", ErrAction, next, err)
 	}
 	s.resetFigures()
+	s.histGen.Add(1)
 	s.mu.Lock()
 	s.scen, s.scenName, s.paused = &stopOnce{Scenario: scen}, next, false
 	s.mu.Unlock()

@@ -92,12 +92,23 @@ type Snapshot struct {
 	// TaskWait is the queue wait alone.
 	Task, TaskWait hist.Summary
 
-	// History, oldest first, one point per sample, at most HistoryLen:
-	// probe p99 in ms (NaN while the window is empty) and queue depth.
+	// History, oldest first, one point per sample, at most HistoryLen,
+	// emptied by r and by a switch of scenario: the Loop probe's corrected
+	// p99 in ms over the last second (NaN while it has no sample), pool
+	// queue depth, and the pool size in force (0 = inline).
 	ProbeP99History   []float64
 	QueueDepthHistory []float64
+	WorkersHistory    []float64
+
+	// Headline is the scenario's headline latency (scenarios.Headline)
+	// over the window, every size together: the figure to watch, now.
+	Headline hist.Summary
 
 	Readouts []scenarios.Readout
+
+	// Sizes is the per-size accounting of every scenario run so far
+	// (SizeRow), scenarios in order of first use, sizes ascending.
+	Sizes []SizeRow
 
 	Interval, Resolution, Window time.Duration
 	// SamplesMissed counts sample times skipped since the start because a

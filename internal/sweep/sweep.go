@@ -13,9 +13,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -127,6 +127,11 @@ type Row struct {
 	Extra map[string]*float64 `json:"extra"`
 	// AnswerOK is the scenario's answer_ok at the end (nil: no answer yet).
 	AnswerOK *bool `json:"answer_ok"`
+	// Size is the session's own row for this size over the measured run
+	// (session.SizeRow): the figures above that it has come from it, and
+	// the table prints it through internal/report, as the live panel and
+	// the exit summary do.
+	Size session.SizeJSON `json:"size"`
 	// Balanced reports that submitted = completed + failed + timed out +
 	// running + queued held at every sample of the run.
 	Balanced bool `json:"balanced"`
@@ -239,7 +244,7 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 			row.Balanced = false
 		}
 	}
-	var first, last session.Snapshot
+	var last session.Snapshot
 	// Warm up for at least warm and until the scenario has its first
 	// answer (servers up, a first batch through), at most maxWarmup.
 	minWarm, maxWarm := time.After(warm), time.After(maxWarmup)
@@ -261,23 +266,19 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 		return row, last, err
 	}
 	end := time.After(d)
-	have := false
 	for measuring := true; measuring; {
 		select {
 		case <-ctx.Done():
 			return row, last, ctx.Err()
 		case snap := <-s.Samples():
 			check(snap)
-			if !have {
-				first, have = snap, true // the first sample after the reset
-			}
 			last = snap
 		case <-end:
 			measuring = false
 		}
 	}
-	// Counts and times from the same two samples: wall is exact for them.
-	fill(&row, first, last, last.Elapsed-first.Elapsed, cols)
+	// The size row counts from the reset to the last sample.
+	fill(&row, last, cols)
 	return row, last, nil
 }
 
@@ -294,15 +295,22 @@ func hasAnswer(s session.Snapshot) bool {
 	return true // a scenario without an answer has nothing to wait for
 }
 
-// fill computes a row from the first and last samples of a measured run.
-func fill(row *Row, first, last session.Snapshot, wall time.Duration, cols []string) {
-	if wall <= 0 {
-		return
+// fill computes a row from the last sample of a measured run: the size
+// row the session kept since the reset that began it, and the scenario's
+// readouts at the end.
+func fill(row *Row, last session.Snapshot, cols []string) {
+	for _, r := range last.Sizes {
+		if r.Current {
+			row.Size = r.JSON()
+			row.Size.Current = false // a sweep has no size in force
+		}
 	}
-	row.ThroughputPerS = float64(last.Completed-first.Completed) / wall.Seconds()
-	row.CPUSeconds = last.CPUSeconds - first.CPUSeconds
-	row.CPUPerWall = row.CPUSeconds / wall.Seconds()
-	row.ProbeP99MS = p99(last.ProbeTotal.Count, last.ProbeTotal.P99)
+	row.ThroughputPerS = row.Size.ThroughputPerS
+	if v := row.Size.CPUPerWall; v != nil {
+		row.CPUPerWall = *v
+		row.CPUSeconds = *v * row.Size.HeldS
+	}
+	row.ProbeP99MS = row.Size.ProbeP99MS
 	row.TaskP99MS = p99(last.Task.Count, last.Task.P99)
 	if last.RSSBytes >= 0 {
 		v := float64(last.RSSBytes) / (1 << 20)
@@ -359,7 +367,9 @@ func ptr(v float64) *float64 {
 }
 
 // Write prints r as a table: a first line naming GOMAXPROCS, NumCPU and
-// any CPU limit, a header, one row per pool size.
+// any CPU limit, the size table of internal/report (the live panel's
+// columns) with the sweep's own after them, one row per pool size, and
+// the best size by the scenario's rule.
 func (r Result) Write(w io.Writer) error {
 	limit := "none"
 	if r.CPULimit != nil {
@@ -367,34 +377,44 @@ func (r Result) Write(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size\n",
 		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	named := len(r.Rows) > 0 && r.Rows[0].Name != ""
-	head := "workers\ttasks/s\tCPU s\tCPU/wall\tspeed-up\tefficiency\tprobe p99 ms\ttask p99 ms\tRSS MB\t"
+	sizes := make([]session.SizeJSON, len(r.Rows))
+	for i, row := range r.Rows {
+		sizes[i] = row.Size
+		sizes[i].Workers = row.Workers
+	}
+	t := report.Of(r.Scenario, sizes)
+	col := func(head string, cell func(row Row) string) report.Column {
+		return report.Column{Head: head, Cell: func(i int, _ session.SizeJSON) string { return cell(r.Rows[i]) }}
+	}
+	cols := append(t.Columns(false, t.MixedGOMAXPROCS()),
+		col("CPU s", func(row Row) string { return fmt.Sprintf("%.2f", row.CPUSeconds) }),
+		col("speed-up", func(row Row) string { return num(row.Speedup) }),
+		col("efficiency", func(row Row) string { return num(row.Efficiency) }),
+		col("task p99 ms", func(row Row) string { return num(row.TaskP99MS) }),
+		col("RSS MB", func(row Row) string { return num(row.RSSMB) }),
+	)
+	if len(r.Rows) > 0 && r.Rows[0].Name != "" { // a comparison: name the rows first
+		cols = append([]report.Column{
+			col("name", func(row Row) string { return row.Name }),
+			col("Loops", func(row Row) string {
+				if row.Loops == 0 {
+					return "-"
+				}
+				return strconv.Itoa(row.Loops)
+			}),
+		}, cols...)
+	}
 	for _, k := range r.Columns {
-		head += k + "\t"
+		cols = append(cols, col(k, func(row Row) string { return num(row.Extra[k]) }))
 	}
-	if named {
-		head = "name\tLoops\t" + head
-	}
-	fmt.Fprintln(tw, head+"answer\t")
-	for _, row := range r.Rows {
-		line := ""
-		if named {
-			loops := "-"
-			if row.Loops > 0 {
-				loops = strconv.Itoa(row.Loops)
-			}
-			line = row.Name + "\t" + loops + "\t"
+	cols = append(cols, col("answer", answer))
+	for _, l := range t.Render(cols) {
+		if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {
+			return err
 		}
-		line += fmt.Sprintf("%d\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t",
-			row.Workers, num(&row.ThroughputPerS), row.CPUSeconds, row.CPUPerWall,
-			num(row.Speedup), num(row.Efficiency), num(row.ProbeP99MS), num(row.TaskP99MS), num(row.RSSMB))
-		for _, k := range r.Columns {
-			line += num(row.Extra[k]) + "\t"
-		}
-		fmt.Fprintln(tw, line+answer(row)+"\t")
 	}
-	return tw.Flush()
+	_, err := fmt.Fprintln(w, t.BestLine())
+	return err
 }
 
 // num formats a figure with about three significant digits; n/a for nil.
@@ -402,28 +422,7 @@ func num(v *float64) string {
 	if v == nil {
 		return "n/a"
 	}
-	return Figure(*v)
-}
-
-// Figure formats a figure for a table with about three significant
-// digits, whole numbers whole; n/a for NaN or an infinity. The sweep table
-// and the exit summary both print with it.
-func Figure(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == math.Trunc(v) && a < 1e15:
-		return strconv.FormatFloat(v, 'f', 0, 64) // a count reads whole
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
+	return report.Figure(*v)
 }
 
 func answer(r Row) string {

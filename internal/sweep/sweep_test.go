@@ -38,18 +38,20 @@ func TestSpeedupsAgainstOneWorker(t *testing.T) {
 }
 
 func TestTableAndJSON(t *testing.T) {
-	v := 12.5
+	v, one := 12.5, 1.0
 	ok := true
 	r := Result{Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Columns: []string{"batch_wall_ms"}, Rows: []Row{
-		{Workers: 1, ThroughputPerS: 16, Extra: map[string]*float64{"batch_wall_ms": &v}, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true},
-		{Workers: 2, ThroughputPerS: 30, Balanced: false},
+		{Workers: 1, ThroughputPerS: 16, Extra: map[string]*float64{"batch_wall_ms": &v}, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true,
+			Size: session.SizeJSON{Workers: 1, HeldS: 5, ThroughputPerS: 16, HeadlineP99MS: &v, CPUPerWall: &one}},
+		{Workers: 2, ThroughputPerS: 30, Balanced: false, Size: session.SizeJSON{Workers: 2, HeldS: 5, ThroughputPerS: 30}},
 	}}
 	var b bytes.Buffer
 	if err := r.Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"GOMAXPROCS 2, NumCPU 2, CPU limit none", "workers", "tasks/s", "batch_wall_ms", "12.5", "n/a", "counts off!"} {
+	for _, want := range []string{"GOMAXPROCS 2, NumCPU 2, CPU limit none", "size", "held", "batch wall p99 ms", "tasks/s", "batch_wall_ms", "12.5", "n/a", "counts off!",
+		" *     1      5s", "best: lowest batch wall p99 -> 1 worker (12.5 ms)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -29,6 +29,12 @@ const (
 // 0; NaN and ±Inf are gaps. Only the last points that fit are drawn, one
 // column per sample. The y axis always starts at 0 and spans at least 1.
 func chart(series []float64, width, height int, caption string) []string {
+	return plotChart(series, width, height, caption, false)
+}
+
+// plotChart is chart; with integer true the series is a count and the
+// axis labels are whole numbers (the span is a multiple of the rows).
+func plotChart(series []float64, width, height int, caption string, integer bool) []string {
 	if width <= 0 || height <= 0 {
 		return nil
 	}
@@ -48,7 +54,7 @@ func chart(series []float64, width, height int, caption string) []string {
 	case !ok:
 		plot = []string{strings.Repeat(" ", axisLabelWidth) + " ┤ no data yet"}
 	default:
-		plot = strings.Split(plotSeries(pts, body), "\n")
+		plot = strings.Split(plotSeries(pts, body, integer), "\n")
 	}
 	return appendBlock(out, plot, body, width)
 }
@@ -81,20 +87,35 @@ func cleanSeries(series []float64, n int) (pts []float64, ok bool) {
 // plotSeries calls asciigraph on a cleaned series with at least one finite
 // point and body >= 2 rows. The axis spans 0..max(1, max value) so a flat
 // series still gets body rows.
-func plotSeries(pts []float64, body int) string {
+func plotSeries(pts []float64, body int, integer bool) string {
 	hi := 1.0
 	for _, v := range pts {
 		if !math.IsNaN(v) && v > hi {
 			hi = v
 		}
 	}
-	return asciigraph.Plot(pts,
+	label := fixedAxisLabel
+	rows := body
+	if integer {
+		// Rows are 0, hi/(rows-1), ...: a multiple of rows-1 makes each a
+		// whole number; a small count gets a row per unit, at the bottom
+		// of the block.
+		hi = math.Ceil(hi)
+		if hi < float64(body-1) {
+			rows = int(hi) + 1
+		} else {
+			hi = math.Ceil(hi/float64(body-1)) * float64(body-1)
+		}
+		label = func(v float64) string { return fmt.Sprintf("%*.0f", axisLabelWidth, math.Round(v)) }
+	}
+	plot := asciigraph.Plot(pts,
 		// Height h gives h+1 rows (0..h inclusive).
-		asciigraph.Height(body-1),
+		asciigraph.Height(rows-1),
 		asciigraph.LowerBound(0),
 		asciigraph.UpperBound(hi),
-		asciigraph.YAxisValueFormatter(fixedAxisLabel),
+		asciigraph.YAxisValueFormatter(label),
 	)
+	return strings.Repeat("\n", body-rows) + plot
 }
 
 // fixedAxisLabel formats a y-axis value in exactly axisLabelWidth runes, so

@@ -24,7 +24,23 @@ func richSnapshot() session.Snapshot {
 		queue[i] = float64((i * 7) % 23)
 	}
 	probe[3] = math.NaN()
+	workers := make([]float64, session.HistoryLen)
+	for i := range workers {
+		workers[i] = float64(min(i/60, 3)) // 0, 1, 2, then 3 for the rest
+	}
+	workers[len(workers)-1] = 8
+	row := func(w int, held time.Duration, probe, head float64, cur bool) session.SizeRow {
+		return session.SizeRow{Scenario: "server", Workers: w, GOMAXPROCS: 2, Held: held,
+			Probe: summary(0, 0, probe, 0, probe*1.2, 500), Headline: summary(0, 0, head, 0, head*1.5, 100), HeadlineName: "ping",
+			Completed: int64(held.Seconds() * 20), CPUSeconds: held.Seconds() * 0.9, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: cur}
+	}
 	return session.Snapshot{
+		Sizes: []session.SizeRow{
+			row(0, 8*time.Second, 780, 793, false), row(1, 8*time.Second, 1.2, 8.4, false),
+			row(2, 8*time.Second, 55, 57, false), row(8, 4*time.Second, 190, 195, true),
+		},
+		WorkersHistory:    workers,
+		Headline:          summary(1, 2, 48.2, 60, 70, 100),
 		Elapsed:           12345 * time.Millisecond,
 		Scenario:          "server",
 		Look:              "watch ping p99: with workers=0 every /slow request blocks the Loop and ping waits behind it; add workers and it drops to ~1 ms",

@@ -145,3 +145,53 @@ func appendBlock(out, block []string, n, w int) []string {
 	}
 	return out
 }
+
+// cellWidth is the cells s takes on screen, escape sequences aside.
+func cellWidth(s string) int { return ansi.StringWidth(s) }
+
+// fixedInt is n right-aligned in exactly w cells (w >= 4): whole when it
+// fits, else with an SI suffix (12k, 1.2M, 340G), so a figure's growth
+// never pushes the label after it.
+func fixedInt(n int64, w int) string {
+	s := fmt.Sprintf("%d", n)
+	if len(s) > w {
+		v := float64(n)
+		for _, u := range []struct {
+			div float64
+			sfx string
+		}{{1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}} {
+			for prec := 1; prec >= 0; prec-- {
+				s = fmt.Sprintf("%.*f%s", prec, v/u.div, u.sfx)
+				if len(s) <= w {
+					break
+				}
+			}
+			if len(s) <= w {
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%*s", w, s)
+}
+
+// fixedNum is fmtNum right-aligned in exactly w cells; a figure too long
+// for w goes to fixedInt's SI form.
+func fixedNum(v float64, w int) string {
+	s := fmtNum(v)
+	if len(s) > w && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return fixedInt(int64(math.Round(v)), w)
+	}
+	return fmt.Sprintf("%*s", w, s)
+}
+
+// fixedMB is bytes in MB (2^20), right-aligned in 6 cells; GB from 100 GB.
+func fixedMB(bytes int64) string {
+	mb := float64(bytes) / (1 << 20)
+	switch {
+	case mb < 1000:
+		return fmt.Sprintf("%6.1f MB", mb)
+	case mb < 100000:
+		return fmt.Sprintf("%6.0f MB", mb)
+	}
+	return fmt.Sprintf("%6.0f GB", mb/1024)
+}

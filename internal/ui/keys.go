@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -33,11 +34,17 @@ type KeyMap struct {
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
+	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
 	// Knobs are the scenarios' own keys (scenarios.AllKnobs), one binding
 	// each; they become session.Turn actions.
 	Knobs []key.Binding
+	// Suspend is listed in help only: the program's filter in cmd/offtop
+	// takes ctrl+z before the model sees it (suspend.go).
+	Suspend key.Binding
+	// On the ? screen only: scroll it, close it.
+	HelpUp, HelpDown, HelpClose key.Binding
 }
 
 // DefaultKeyMap is the key map offtop uses.
@@ -57,13 +64,19 @@ var DefaultKeyMap = KeyMap{
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
+	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
 	Knobs:        knobBindings(),
+	Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
+	HelpUp:       key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
+	HelpDown:     key.NewBinding(key.WithKeys("down", "j", "pgdown", "space"), key.WithHelp("↓/j", "scroll down")),
+	HelpClose:    key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help")),
 }
 
-// knobsHelp is the knobs in one line of help: "l/L/o/p Loops, payload,
-// split"; every knob's own line is in offtop --help.
+// knobsHelp is bindings in one line of help, "u/L/l/o/p goroutine per
+// task on/off, Loops, payload kind, split", so the ? screen keeps its
+// height; every key's own line is in offtop --help.
 func knobsHelp(bs []key.Binding) key.Binding {
 	var keys, names []string
 	for _, b := range bs {
@@ -101,26 +114,34 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		short("0-9", "size", k.Set),
 		short("[/]", "load", k.LoadDown, k.LoadUp),
 		short("tab", "next", k.Next),
-		short("space", "pause", k.Pause),
+		short("d", "detail", k.Detail),
 		short("r", "reset", k.Reset),
+		short("space", "pause", k.Pause),
 	}
+}
+
+// HelpShortHelp is the footer on the ? screen.
+func (k KeyMap) HelpShortHelp() []key.Binding {
+	return []key.Binding{k.HelpUp, k.HelpDown, k.HelpClose, k.Quit}
 }
 
 // FullHelp is the ? screen: one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Add, k.Remove, k.Set, k.PerTask},
-		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
-		{k.Smaller, k.Larger, k.CPU, knobsHelp(k.Knobs)},
+		{k.Add, k.Remove, k.Set},
+		// the load and the scenarios' own knobs, one group
+		{k.LoadDown, k.LoadUp, k.Pause, k.Next, k.Smaller, k.Larger, k.CPU,
+			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))},
 		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
-		{k.Reset, k.Help, k.Quit},
+		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
+		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
 }
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
 	return append([]key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Help, k.Quit}, k.Knobs...)
+		k.Smaller, k.Larger, k.CPU, k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -133,57 +154,58 @@ func Keys() []string {
 	return out
 }
 
-func bound(b key.Binding, s string) bool {
-	for _, k := range b.Keys() {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
+// keyName is a key string as key.Matches takes it.
+type keyName string
+
+func (k keyName) String() string { return string(k) }
 
 // ActionFor maps a key string to what it does. quit is true for q and
 // ctrl+c; ok is false for a key that is not bound to an Action or to quit
 // ("?" toggles the help screen, which is the UI's own business, so it too
 // gives ok false). ActionFor is pure.
 func ActionFor(k string) (a session.Action, quit bool, ok bool) {
+	return actionFor(keyName(k))
+}
+
+// actionFor is ActionFor for a key press or a key string.
+func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 	switch {
-	case bound(DefaultKeyMap.Quit, k):
+	case key.Matches(k, DefaultKeyMap.Quit):
 		return session.Action{}, true, true
-	case bound(DefaultKeyMap.Add, k):
+	case key.Matches(k, DefaultKeyMap.Add):
 		return session.Action{Kind: session.AddWorkers, N: 1}, false, true
-	case bound(DefaultKeyMap.Remove, k):
+	case key.Matches(k, DefaultKeyMap.Remove):
 		return session.Action{Kind: session.AddWorkers, N: -1}, false, true
-	case bound(DefaultKeyMap.Set, k):
-		return session.Action{Kind: session.SetWorkers, N: int(k[0] - '0')}, false, true
-	case bound(DefaultKeyMap.LoadDown, k):
+	case key.Matches(k, DefaultKeyMap.Set):
+		return session.Action{Kind: session.SetWorkers, N: int(k.String()[0] - '0')}, false, true
+	case key.Matches(k, DefaultKeyMap.LoadDown):
 		return session.Action{Kind: session.Load, N: -1}, false, true
-	case bound(DefaultKeyMap.LoadUp, k):
+	case key.Matches(k, DefaultKeyMap.LoadUp):
 		return session.Action{Kind: session.Load, N: 1}, false, true
-	case bound(DefaultKeyMap.Next, k):
+	case key.Matches(k, DefaultKeyMap.Next):
 		return session.Action{Kind: session.NextScenario}, false, true
-	case bound(DefaultKeyMap.Pause, k):
+	case key.Matches(k, DefaultKeyMap.Pause):
 		return session.Action{Kind: session.TogglePause}, false, true
-	case bound(DefaultKeyMap.Reset, k):
+	case key.Matches(k, DefaultKeyMap.Reset):
 		return session.Action{Kind: session.Reset}, false, true
-	case bound(DefaultKeyMap.Smaller, k):
+	case key.Matches(k, DefaultKeyMap.Smaller):
 		return session.Action{Kind: session.StepPayload, N: -1}, false, true
-	case bound(DefaultKeyMap.Larger, k):
+	case key.Matches(k, DefaultKeyMap.Larger):
 		return session.Action{Kind: session.StepPayload, N: 1}, false, true
-	case bound(DefaultKeyMap.CPU, k):
+	case key.Matches(k, DefaultKeyMap.CPU):
 		return session.Action{Kind: session.ToggleCPU}, false, true
-	case bound(DefaultKeyMap.PerTask, k):
+	case key.Matches(k, DefaultKeyMap.PerTask):
 		return session.Action{Kind: session.TogglePerTask}, false, true
-	case bound(DefaultKeyMap.ProcsDown, k):
+	case key.Matches(k, DefaultKeyMap.ProcsDown):
 		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
-	case bound(DefaultKeyMap.ProcsUp, k):
+	case key.Matches(k, DefaultKeyMap.ProcsUp):
 		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
-	case bound(DefaultKeyMap.ProcsRuntime, k):
+	case key.Matches(k, DefaultKeyMap.ProcsRuntime):
 		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
 	}
 	for _, b := range DefaultKeyMap.Knobs {
-		if bound(b, k) {
-			return session.Action{Kind: session.Turn, Key: k}, false, true
+		if key.Matches(k, b) {
+			return session.Action{Kind: session.Turn, Key: k.String()}, false, true
 		}
 	}
 	return session.Action{}, false, false
@@ -206,6 +228,12 @@ func KeyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
 	}
 	r := []rune(k)
 	return tea.KeyPressMsg{Code: r[0], Text: k}

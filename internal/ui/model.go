@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/offtop/offtop/internal/crash"
@@ -75,12 +76,11 @@ type Model struct {
 	f        *fetcher
 	interval time.Duration
 
-	snap    session.Snapshot
-	seq     uint64 // seq of snap; 0 before the first sample
-	width   int
-	height  int
-	help    bool
-	lastErr string // the last Apply error, until an Apply succeeds
+	snap   session.Snapshot
+	seq    uint64 // seq of snap; 0 before the first sample
+	width  int
+	height int
+	view   viewState // help, its scroll, detail, the last Apply error (until one succeeds)
 }
 
 // New returns a model reading src every interval (DefaultInterval when
@@ -150,21 +150,38 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case appliedMsg:
 		m.take(msg.sample)
 		if msg.err != nil {
-			m.lastErr = msg.err.Error()
+			m.view.errLine = msg.err.Error()
 		} else {
-			m.lastErr = ""
+			m.view.errLine = ""
 		}
 		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return m, nil
 	case tea.KeyPressMsg:
-		k := msg.String()
-		if bound(DefaultKeyMap.Help, k) {
-			m.help = !m.help
+		km := DefaultKeyMap
+		if m.view.help { // the ? screen is modal: scroll, close, quit
+			switch {
+			case key.Matches(msg, km.HelpClose):
+				m.view.help = false
+			case key.Matches(msg, km.HelpUp):
+				m.view.helpTop = helpScroll(m.snap, m.width, m.height, m.view.helpTop, -m.scrollStep(msg))
+			case key.Matches(msg, km.HelpDown):
+				m.view.helpTop = helpScroll(m.snap, m.width, m.height, m.view.helpTop, m.scrollStep(msg))
+			case key.Matches(msg, km.Quit):
+				return m, tea.Quit
+			}
 			return m, nil
 		}
-		a, quit, ok := ActionFor(k)
+		switch {
+		case key.Matches(msg, km.Help):
+			m.view.help, m.view.helpTop = true, 0
+			return m, nil
+		case key.Matches(msg, km.Detail):
+			m.view.detail = !m.view.detail
+			return m, nil
+		}
+		a, quit, ok := actionFor(msg)
 		switch {
 		case quit:
 			return m, tea.Quit
@@ -175,12 +192,21 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// scrollStep is a page for pgup, pgdown and space, else a line.
+func (m Model) scrollStep(k tea.KeyPressMsg) int {
+	switch k.String() {
+	case "pgup", "pgdown", "space":
+		return max(m.height-4, 1)
+	}
+	return 1
+}
+
 // View formats the last Snapshot for the current size in the alt screen.
 // A panic in it goes to crash's handler and leaves the screen empty (still
 // the alt screen) until the handler stops the program.
 func (m Model) View() (v tea.View) {
 	v.AltScreen = true
 	defer crash.Recover()
-	v.SetContent(render(m.snap, m.width, m.height, m.help, m.lastErr))
+	v.SetContent(render(m.snap, m.width, m.height, m.view))
 	return v
 }

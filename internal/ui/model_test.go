@@ -112,6 +112,7 @@ var keyTable = []struct {
 	{"q", session.Action{}, true, true},
 	{"ctrl+c", session.Action{}, true, true},
 	{"?", session.Action{}, false, false},
+	{"d", session.Action{}, false, false},
 	{"x", session.Action{}, false, false},
 	{"", session.Action{}, false, false},
 	{"enter", session.Action{}, false, false},
@@ -131,7 +132,7 @@ func TestKeysListsEveryKey(t *testing.T) {
 	got := Keys()
 	var want []string
 	for _, c := range keyTable {
-		if c.ok || c.key == "?" {
+		if c.ok || c.key == "?" || c.key == "d" {
 			want = append(want, c.key)
 		}
 	}
@@ -219,11 +220,11 @@ func TestKeyUpdatesScreenAtOnce(t *testing.T) {
 func TestHelpToggles(t *testing.T) {
 	m := New(newFake(), time.Hour)
 	m, _ = press(t, m, "?")
-	if !m.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
+	if !m.view.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
 		t.Fatal("? did not open help")
 	}
 	m, _ = press(t, m, "?")
-	if m.help || strings.Contains(ansi.Strip(m.View().Content), "reading the screen") {
+	if m.view.help || strings.Contains(ansi.Strip(m.View().Content), "reading the screen") {
 		t.Fatal("? did not close help")
 	}
 }
@@ -244,15 +245,15 @@ func TestApplyErrorShownThenCleared(t *testing.T) {
 	f := newFake()
 	f.err = errors.New("pool is closed")
 	m, _ := press(t, New(f, time.Hour), "+")
-	if m.lastErr != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
-		t.Errorf("error not shown: %q", m.lastErr)
+	if m.view.errLine != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
+		t.Errorf("error not shown: %q", m.view.errLine)
 	}
 	f.mu.Lock()
 	f.err = nil
 	f.mu.Unlock()
 	m, _ = press(t, m, "+")
-	if m.lastErr != "" || strings.Contains(ansi.Strip(m.View().Content), "pool is closed") {
-		t.Errorf("error not cleared: %q", m.lastErr)
+	if m.view.errLine != "" || strings.Contains(ansi.Strip(m.View().Content), "pool is closed") {
+		t.Errorf("error not cleared: %q", m.view.errLine)
 	}
 }
 
@@ -325,7 +326,7 @@ func TestStaleSampleDropped(t *testing.T) {
 func TestOtherMessagesIgnored(t *testing.T) {
 	m := New(newFake(), time.Hour)
 	next, cmd := m.Update(tea.KeyReleaseMsg{Code: 'q'})
-	if cmd != nil || next.(Model).help {
+	if cmd != nil || next.(Model).view.help {
 		t.Error("key release acted")
 	}
 }
@@ -353,5 +354,66 @@ func TestKeysApplyInTheOrderPressed(t *testing.T) {
 	}
 	if got := f.Snapshot().Workers; got != 0 {
 		t.Errorf("workers %d, want 0", got)
+	}
+}
+
+// TestHelpScrollsToEveryLineAt80x24: at 80x24 the ? screen does not fit;
+// down reaches its last line, up its first, and every line of it is shown
+// on the way; keys other than scroll, close and quit do nothing there.
+func TestHelpScrollsToEveryLineAt80x24(t *testing.T) {
+	f := newFake()
+	m := New(f, time.Hour)
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = next.(Model)
+	m, _ = press(t, m, "?")
+	all := helpLines(m.snap, 80)
+	if len(all) <= 21 {
+		t.Fatalf("help has %d lines: fits 80x24, nothing to scroll", len(all))
+	}
+	seen := map[string]bool{}
+	for range len(all) + 5 {
+		for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
+			seen[strings.TrimRight(l, " ")] = true
+		}
+		m, _ = press(t, m, "down")
+	}
+	for _, l := range all {
+		if p := strings.TrimRight(ansi.Strip(l), " "); p != "" && !seen[p] {
+			t.Errorf("help line never shown: %q", p)
+		}
+	}
+	if len(f.Actions()) != 0 {
+		t.Errorf("scrolling applied %v", f.Actions())
+	}
+	m, _ = press(t, m, "4") // not a help key: nothing
+	if !m.view.help || len(f.Actions()) != 0 {
+		t.Error("4 on the help screen left it or applied")
+	}
+	for range len(all) {
+		m, _ = press(t, m, "up")
+	}
+	if m.view.helpTop != 0 {
+		t.Errorf("up did not reach the top: %d", m.view.helpTop)
+	}
+	m, _ = press(t, m, "esc")
+	if m.view.help {
+		t.Error("esc did not close help")
+	}
+}
+
+// TestDetailToggles: d shows the latency table in place of the
+// dashboard's panels, d again brings them back; it applies nothing.
+func TestDetailToggles(t *testing.T) {
+	f := newFake()
+	m, _ := press(t, New(f, time.Hour), "d")
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "latency ms") || strings.Contains(out, "sizes tried") {
+		t.Errorf("d did not show the detail:\n%s", out)
+	}
+	m, _ = press(t, m, "d")
+	if out := ansi.Strip(m.View().Content); strings.Contains(out, "latency ms") || !strings.Contains(out, "sizes tried") {
+		t.Errorf("d again did not bring the dashboard back:\n%s", out)
+	}
+	if len(f.Actions()) != 0 {
+		t.Errorf("d applied %v", f.Actions())
 	}
 }

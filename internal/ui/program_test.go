@@ -84,9 +84,9 @@ func TestProgramOnVirtualScreen(t *testing.T) {
 	}
 
 	emu.SendText("?")
-	waitScreen(t, emu, "help", func(s string) bool { return strings.Contains(s, "reading the screen") })
+	waitScreen(t, emu, "help", func(s string) bool { return strings.Contains(s, "this help") })
 	emu.SendText("?")
-	scr := waitScreen(t, emu, "dashboard", func(s string) bool { return strings.Contains(s, "latency ms") })
+	scr := waitScreen(t, emu, "dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
 	for i, l := range strings.Split(scr, "\n") {
 		if ansi.StringWidth(l) > 80 || i >= 24 {
 			t.Errorf("screen line %d overflows: %q", i, l)

@@ -67,7 +67,7 @@ func TestRenderFitsEverySize(t *testing.T) {
 			for _, help := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%dx%d/help=%v", name, sz[0], sz[1], help), func(t *testing.T) {
 					checkFits(t, Render(s, sz[0], sz[1], help), sz[0], sz[1])
-					checkFits(t, render(s, sz[0], sz[1], help, "apply: pool closed"), sz[0], sz[1])
+					checkFits(t, render(s, sz[0], sz[1], viewState{help: help, errLine: "apply: pool closed"}), sz[0], sz[1])
 				})
 			}
 		}
@@ -82,29 +82,32 @@ func TestRenderZeroSizeIsEmpty(t *testing.T) {
 	}
 }
 
+// detail renders the d view, plain.
+func detail(s session.Snapshot, w, h int) string {
+	return ansi.Strip(render(s, w, h, viewState{detail: true}))
+}
+
 func TestRender80x24ShowsEverything(t *testing.T) {
 	out := plain(richSnapshot(), 80, 24, false)
 	for _, want := range []string{
 		// header
 		"offtop", "server", "workers 8", "GOMAXPROCS 2", "NumCPU 4", "limit 1.5", "sugg 2", "t=12.3s", "PAUSED",
-		// look
-		"watch ping p99",
-		// bars
-		"loop [", "busy  93%! queue 3", "w0   [", "busy 100%! cpu  48%", "busy  70%▲ cpu  70%", "w7↓", "w6   [",
-		// pool and process
-		"queue 12", "running 8", "submitted 1234", "completed 1200", "failed 3", "replaced 1", "96 tasks/s",
-		"CPU 184% now · 1.84s in 12.3s", "RSS 45.2 MB", "goroutines 57",
+		// headline
+		"▶ ping p99  now      48 ms (5s)", "best so far    8.40 ms at 1 worker", "loop probe p99      48▲ ms", "at this size     190 ms",
+		// sizes tried
+		"sizes tried", "size    held  Loop p99 ms  ping p99 ms  tasks/s  CPU/wall",
+		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",
+		">      8      4s          190          195", "best: lowest ping p99 -> 1 worker (8.40 ms)",
+		// meters
+		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
+		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MB",
+		"w0   [", "100%! cpu  48%", "w2   [", "70%▲ cpu  70%", "+5 more",
 		// readouts
-		"load: 2 clients per endpoint  [ ] to change", "ping p50 0.21 ms", "ping max n/a", "/fast rps 81",
-		"/slow p99 412 ms", "answer ok true", "mode pool-move",
-		// latency
-		"p50", "p99.9", "loop probe, corrected, 5s window", "loop probe, raw, 5s window",
-		"loop probe, corrected, since reset", "sched probe (free goroutine)", "runtime /sched/latencies",
-		"task wait+run, 5s window", "48▲", "61!",
-		// charts
-		"p99 ms", "queue depth", "┤",
+		"load: 2 clients per endpoint  [ ] to change", "ping p50      0.21 ms",
+		// a chart, its size ribbon and time axis
+		"Loop probe p99 ms", "pool queue depth", "┤", "size ", "───8", "-10s", "now",
 		// footer
-		"? help", "q quit",
+		"? help", "q quit", "d detail",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("80x24 lacks %q\n%s", want, out)
@@ -115,15 +118,40 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 	}
 }
 
+// TestDetailShowsTheLatencyTable: d shows the full latency table, the
+// pool's counts in words and every readout.
+func TestDetailShowsTheLatencyTable(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}} {
+		out := detail(richSnapshot(), sz[0], sz[1])
+		checkFits(t, render(richSnapshot(), sz[0], sz[1], viewState{detail: true}), sz[0], sz[1])
+		for _, want := range []string{
+			"latency ms", "p50", "p99.9", "48▲", "61!", "task", "sched probe",
+			"pool since start: submitted 1234", "completed 1200", "failed 3", "replaced 1", "RSS 43.1 MB",
+			"/slow p99", "answer ok",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v detail lacks %q\n%s", sz, want, out)
+			}
+		}
+	}
+	if out := detail(richSnapshot(), 100, 30); !strings.Contains(out, "loop probe, corrected, since reset") {
+		t.Errorf("100x30 detail lacks the long labels\n%s", out)
+	}
+}
+
 func TestRenderEmptySnapshotShowsNA(t *testing.T) {
 	out := plain(session.Snapshot{}, 80, 24, false)
-	for _, want := range []string{"offtop", "inline (0)", "loop [", "no data yet"} {
+	for _, want := range []string{"offtop", "inline (0)", "loop [", "no data yet", "now     n/a ms", "n/a (hold a size 1s)", "no workers: tasks run inline"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q\n%s", want, out)
 		}
 	}
+	out = detail(session.Snapshot{}, 80, 24)
 	rows := 0
 	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "▶") || strings.HasPrefix(l, "loop probe p99 ") {
+			continue // the headline, not the table
+		}
 		if strings.Contains(l, "probe") && strings.Contains(l, "n/a") || strings.HasPrefix(l, "task") || strings.HasPrefix(l, "runtime") {
 			if got := strings.Count(l, "n/a"); got != 5 {
 				t.Errorf("%q: %d n/a, want 5", l, got)
@@ -134,7 +162,7 @@ func TestRenderEmptySnapshotShowsNA(t *testing.T) {
 	if rows != 6 {
 		t.Errorf("%d latency rows with n/a, want 6\n%s", rows, out)
 	}
-	if regexp.MustCompile(`\b0\.00\s`).MatchString(strings.Join(strings.Split(out, "\n")[5:12], "\n")) {
+	if regexp.MustCompile(`\b0\.00\s`).MatchString(out) {
 		t.Errorf("empty summaries show a number\n%s", out)
 	}
 }
@@ -145,17 +173,18 @@ func TestRenderUnknownFiguresAreNA(t *testing.T) {
 	s.CPUPercent = -1
 	s.RSSBytes = -1
 	out := plain(s, 80, 24, false)
-	for _, want := range []string{"cpu n/a", "CPU n/a", "RSS n/a"} {
+	for _, want := range []string{"cpu  n/a", "CPU   n/a", "RSS       n/a"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q\n%s", want, out)
 		}
 	}
 }
 
-// Timed-out tasks, abandoned goroutines and stuck workers show on the
-// pool line when there are any, and not otherwise.
+// Timed-out tasks, abandoned goroutines and stuck workers show in the
+// detail view (and the wide screen's pool panel) when there are any, and
+// not otherwise.
 func TestRenderTimedOutAbandonedStuck(t *testing.T) {
-	out := plain(richSnapshot(), 80, 24, false)
+	out := detail(richSnapshot(), 80, 24)
 	for _, absent := range []string{"timed out", "abandoned", "stuck"} {
 		if strings.Contains(out, absent) {
 			t.Errorf("%q shown at 0\n%s", absent, out)
@@ -163,11 +192,10 @@ func TestRenderTimedOutAbandonedStuck(t *testing.T) {
 	}
 	s := richSnapshot()
 	s.TimedOut, s.Abandoned, s.Stuck = 2, 1, 1
-	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
-		out := plain(s, sz[0], sz[1], false)
+	for _, out := range []string{detail(s, 80, 24), detail(s, 120, 40), plain(s, 160, 48, false)} {
 		for _, want := range []string{"failed 3", "timed out 2", "abandoned 1", "stuck 1", "replaced 1"} {
 			if !strings.Contains(out, want) {
-				t.Errorf("%v lacks %q\n%s", sz, want, out)
+				t.Errorf("lacks %q\n%s", want, out)
 			}
 		}
 	}
@@ -179,10 +207,11 @@ func TestRenderInlineAndRejected(t *testing.T) {
 	s.Rejected = 7
 	s.Paused = false
 	out := plain(s, 80, 24, false)
-	for _, want := range []string{"inline (0)", "rejected 7"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("lacks %q\n%s", want, out)
-		}
+	if !strings.Contains(out, "inline (0)") {
+		t.Errorf("lacks inline (0)\n%s", out)
+	}
+	if !strings.Contains(detail(s, 80, 24), "rejected 7") {
+		t.Errorf("detail lacks rejected 7")
 	}
 	if strings.Contains(out, "PAUSED") {
 		t.Error("PAUSED shown while running")
@@ -195,14 +224,23 @@ func TestRenderTooManyWorkersSaysMore(t *testing.T) {
 	s.WorkerSlots = nil
 	s.WorkerOnCPU = nil
 	s.WorkerRetiring = nil
-	out := plain(s, 80, 24, false)
-	m := regexp.MustCompile(`\+(\d+) more`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no +K more\n%s", out)
-	}
-	shown := strings.Count(out, "] busy")
-	if got := fmt.Sprint(65 - shown); got != m[1] {
-		t.Errorf("+%s more with %d bars shown of 65", m[1], shown)
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
+		out := plain(s, sz[0], sz[1], false)
+		m := regexp.MustCompile(`\+(\d+) more`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("%v: no +K more\n%s", sz, out)
+		}
+		cells := regexp.MustCompile(`w(\d+) +\[`).FindAllStringSubmatch(out, -1)
+		if got := fmt.Sprint(64 - len(cells)); got != m[1] {
+			t.Errorf("%v: +%s more with %d meters shown of 64", sz, m[1], len(cells))
+		}
+		// w0..wN in order, left to right, top to bottom.
+		for i, c := range cells {
+			if c[1] != fmt.Sprint(i) {
+				t.Errorf("%v: meter %d is w%s", sz, i, c[1])
+				break
+			}
+		}
 	}
 }
 
@@ -220,19 +258,22 @@ func TestRenderTooSmallNotice(t *testing.T) {
 
 func TestRenderUsesRoomWhenLarger(t *testing.T) {
 	small := plain(richSnapshot(), 80, 24, false)
+	mid := plain(richSnapshot(), 100, 30, false)
 	big := plain(richSnapshot(), 160, 48, false)
-	bar := regexp.MustCompile(`w0 +\[([|: ]+)\]`)
-	sb, bb := bar.FindStringSubmatch(small), bar.FindStringSubmatch(big)
-	if sb == nil || bb == nil || len(bb[1]) <= len(sb[1]) {
-		t.Errorf("bars not wider at 160: %q vs %q", sb, bb)
-	}
 	axis := func(s string) int { return strings.Count(s, "┤") + strings.Count(s, "┼") }
-	if axis(big) <= axis(small) {
-		t.Errorf("charts not taller at 160x48: %d vs %d axis rows", axis(big), axis(small))
+	if axis(big) <= axis(mid) || axis(mid) <= axis(small) {
+		t.Errorf("charts not taller with more room: %d, %d, %d axis rows", axis(small), axis(mid), axis(big))
 	}
-	// Two charts side by side: a line with two axes.
+	// Two charts side by side from 80 columns: a line with two axes.
 	if !regexp.MustCompile(`[┤┼].*[┤┼]`).MatchString(small) {
 		t.Errorf("charts not side by side at 80\n%s", small)
+	}
+	// At 160, two columns: the sizes table beside the latency table.
+	if !regexp.MustCompile(`sizes tried ─+  latency ─+`).MatchString(big) || !strings.Contains(big, "sched probe") {
+		t.Errorf("no two columns at 160\n%s", big)
+	}
+	if strings.Contains(small, "sched probe") || strings.Contains(mid, "sched probe") {
+		t.Error("the latency table is on the one-column dashboard (it is behind d)")
 	}
 }
 
@@ -244,14 +285,14 @@ func TestRenderHelpListsEveryBinding(t *testing.T) {
 				t.Errorf("%v help lacks %q %q\n%s", sz, b.Help().Key, b.Help().Desc, out)
 			}
 		}
-		if strings.Contains(out, "latency ms") {
+		if strings.Contains(out, "sizes tried") {
 			t.Errorf("help did not replace the body")
 		}
 	}
 }
 
 func TestRenderErrorLine(t *testing.T) {
-	out := ansi.Strip(render(richSnapshot(), 80, 24, false, "pool is closed"))
+	out := ansi.Strip(render(richSnapshot(), 80, 24, viewState{errLine: "pool is closed"}))
 	lines := strings.Split(out, "\n")
 	if !strings.Contains(lines[len(lines)-2], "! pool is closed") {
 		t.Errorf("error line: %q", lines[len(lines)-2])
@@ -355,8 +396,8 @@ func TestRenderCutReadoutsAreMarked(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		s.Readouts = append(s.Readouts, s.Readouts[i%len(s.Readouts)])
 	}
-	out := plain(s, 60, 16, false)
-	checkFits(t, out, 60, 16)
+	out := plain(s, 80, 24, false)
+	checkFits(t, out, 80, 24)
 	if !strings.Contains(out, " …") {
 		t.Errorf("cut readouts not marked\n%s", out)
 	}
@@ -380,7 +421,7 @@ func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 	s.GOMAXPROCS, s.GOMAXPROCSSource, s.RuntimeGOMAXPROCS = 1, "offtop", 2
 	s.Oversubscribed = true
 	s.SuggestedRule = "suggest 1 = floor(1.5 CPU quota)"
-	out := ansi.Strip(Render(s, 160, 48, false))
+	out := ansi.Strip(Render(s, 160, 48, false)) + detail(s, 160, 48)
 	for _, want := range []string{"GOMAXPROCS 1, set here; runtime default 2", "OVERSUBSCRIBED", "suggest 1 = floor(1.5 CPU quota)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("160x48 lacks %q:\n%s", want, out)
@@ -389,5 +430,26 @@ func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 	small := ansi.Strip(Render(s, 80, 24, false))
 	if !strings.Contains(small, "GOMAXPROCS 1*") && !strings.Contains(small, "procs 1*") {
 		t.Errorf("80x24 header does not mark GOMAXPROCS as set here:\n%s", small)
+	}
+}
+
+// TestMetersNamedByPlace: after 8 -> 1 the one worker left is w0, whatever
+// slot the pool kept; two workers read w0 then w1 on one line, under the
+// Loop's own line.
+func TestMetersNamedByPlace(t *testing.T) {
+	s := richSnapshot()
+	s.WorkerSlots, s.WorkerBusy, s.WorkerOnCPU, s.WorkerRetiring = []int{2}, []float64{0.5}, []float64{0.5}, []bool{false}
+	out := plain(s, 100, 30, false)
+	if !strings.Contains(out, "w0   [") || strings.Contains(out, "w2") {
+		t.Errorf("one worker in slot 2 is not w0:\n%s", out)
+	}
+	s.WorkerSlots, s.WorkerBusy, s.WorkerOnCPU, s.WorkerRetiring = []int{0, 1}, []float64{0.5, 0.2}, []float64{0.5, 0.2}, []bool{false, false}
+	lines := strings.Split(plain(s, 100, 30, false), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "loop [") {
+			if next := lines[i+1]; !strings.HasPrefix(next, "w0 ") || !strings.Contains(next, "w1 ") || strings.Contains(l, "w1") {
+				t.Errorf("loop line %q, then %q", l, next)
+			}
+		}
 	}
 }

@@ -105,7 +105,7 @@ func TestResizeStormLeavesNoStaleText(t *testing.T) {
 	}
 	src := &constSource{snap: richSnapshot()}
 	emu, _, p, _ := startProgram(t, src, 100, 30)
-	waitScreen(t, emu, "the dashboard at 100x30", func(s string) bool { return strings.Contains(s, "latency ms") })
+	waitScreen(t, emu, "the dashboard at 100x30", func(s string) bool { return strings.Contains(s, "sizes tried") })
 
 	start := time.Now()
 	for _, sz := range [][2]int{{20, 5}, {1, 1}, {120, 40}, {80, 24}} {
@@ -157,7 +157,7 @@ func TestSmallWindowRecovers(t *testing.T) {
 	waitScreen(t, emu, "the notice", func(s string) bool { return strings.Contains(s, "offtop needs 60x16 (now 59x15)") })
 	emu.Resize(60, 16)
 	p.Send(tea.WindowSizeMsg{Width: 60, Height: 16})
-	scr := waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "latency ms") })
+	scr := waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
 	if strings.Contains(scr, "offtop needs") {
 		t.Errorf("notice left on screen:\n%s", scr)
 	}
@@ -172,7 +172,7 @@ func TestIdleScreenWritesNothing(t *testing.T) {
 	}
 	src := &constSource{snap: richSnapshot()}
 	emu, out, _, _ := startProgram(t, src, 80, 24)
-	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "latency ms") })
+	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
 	time.Sleep(300 * time.Millisecond) // let the first frames and queries settle
 	before := out.n.Load()
 	time.Sleep(time.Second)
@@ -240,7 +240,7 @@ func TestPanicInCmdGoesToCrashHandler(t *testing.T) {
 	})
 	emu, _, prog, stop := startProgram(t, src, 80, 24)
 	p.Store(prog)
-	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "latency ms") })
+	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
 	src.panicSnapshot.Store(true) // the next tick's sample read panics
 	deadline := time.Now().Add(10 * time.Second)
 	for len(get()) == 0 && time.Now().Before(deadline) {

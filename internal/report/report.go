@@ -1,0 +1,297 @@
+// Package report renders the per-size rows of a session (session.SizeRow):
+// the live "sizes tried" panel, the exit summary and the sweep table all
+// print through it, so the same size shows the same figures everywhere.
+// Every figure comes from the row's JSON form (session.SizeRow.JSON), so
+// what is printed is exactly what the headless stream carries.
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// MinHeld is how long a size must be held for the sizes panel to list it
+// (the current size is listed at once).
+const MinHeld = time.Second
+
+// Table is one scenario's size rows, ready to print.
+type Table struct {
+	Scenario string
+	Spec     scenarios.HeadlineSpec
+	Rows     []session.SizeJSON
+	// Best is the index in Rows of the best size by Spec's rule among rows
+	// with a headline figure; -1 when none has one.
+	Best int
+}
+
+// For returns scenario's rows of sizes, in their order; with minHeld > 0
+// only rows held at least that long and the current one.
+func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table {
+	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Best: -1}
+	for _, r := range sizes {
+		if r.Scenario != scenario || (r.Held < minHeld && !r.Current) {
+			continue
+		}
+		t.Rows = append(t.Rows, r.JSON())
+	}
+	t.Best = best(t.Rows, t.Spec, MinHeld)
+	return t
+}
+
+// Of returns scenario's table of rows as they are (a sweep's, one per
+// run, each measured as long as the others), the best marked.
+func Of(scenario string, rows []session.SizeJSON) Table {
+	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Rows: rows}
+	t.Best = best(t.Rows, t.Spec, 0)
+	return t
+}
+
+// Scenarios lists the scenarios of sizes in their order of first use.
+func Scenarios(sizes []session.SizeRow) []string {
+	var out []string
+	for _, r := range sizes {
+		if len(out) == 0 || out[len(out)-1] != r.Scenario {
+			out = append(out, r.Scenario)
+		}
+	}
+	return out
+}
+
+// best is the row with the best headline p99 by spec's rule; a tie goes
+// to the fewer workers (the first: rows are ascending). Rows held under
+// minHeld are not judged (live, their figure is a handful of samples).
+func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec, minHeld time.Duration) int {
+	b := -1
+	for i, r := range rows {
+		if r.HeadlineP99MS == nil || r.HeldS < minHeld.Seconds() {
+			continue
+		}
+		if b < 0 {
+			b = i
+			continue
+		}
+		v, w := *r.HeadlineP99MS, *rows[b].HeadlineP99MS
+		if spec.LowerBetter && v < w || !spec.LowerBetter && v > w {
+			b = i
+		}
+	}
+	return b
+}
+
+// BestLine is the rule and its answer in one line, such as
+// "best: lowest ping p99 -> 1 worker (8.4 ms)", or why there is none yet.
+func (t Table) BestLine() string {
+	if t.Best < 0 {
+		return "best: " + t.Spec.Rule() + " (no size with a figure yet, held 1s live)"
+	}
+	r := t.Rows[t.Best]
+	return "best: " + t.Spec.Rule() + " -> " + SizeName(r.Workers) + " (" + Figure(*r.HeadlineP99MS) + " " + t.Spec.Unit + ")"
+}
+
+// SizeName is a pool size in words: "inline", "1 worker", "4 workers".
+func SizeName(workers int) string {
+	switch workers {
+	case 0:
+		return "inline"
+	case 1:
+		return "1 worker"
+	}
+	return strconv.Itoa(workers) + " workers"
+}
+
+// SizeCell is a pool size in a table: "inline" for 0, else the number.
+func SizeCell(workers int) string {
+	if workers == 0 {
+		return "inline"
+	}
+	return strconv.Itoa(workers)
+}
+
+// Column is one column of a size table.
+type Column struct {
+	Head string
+	// Width is the column's cells; 0 sizes it to its widest cell (a
+	// printed table; the live panel's columns have fixed widths, so no
+	// figure moves another).
+	Width int
+	// Cell is row i's text; r is t.Rows[i].
+	Cell func(i int, r session.SizeJSON) string
+}
+
+// Columns are the table's columns: the panel's six, and with wide the
+// summary's two more (probe max, answer_ok). The headline column is named
+// after the scenario's headline. gomaxprocs adds a GOMAXPROCS column (rows
+// differ in it).
+func (t Table) Columns(wide, gomaxprocs bool) []Column {
+	hl := t.Spec.Label() + " " + t.Spec.Unit
+	cols := []Column{
+		{"size", 6, func(_ int, r session.SizeJSON) string { return SizeCell(r.Workers) }},
+	}
+	if gomaxprocs {
+		cols = append(cols, Column{"GOMAXPROCS", 10, func(_ int, r session.SizeJSON) string { return strconv.Itoa(r.GOMAXPROCS) }})
+	}
+	cols = append(cols,
+		Column{"held", 6, func(_ int, r session.SizeJSON) string { return Figure(r.HeldS) + "s" }},
+		Column{"Loop p99 ms", 11, func(_ int, r session.SizeJSON) string { return Opt(r.ProbeP99MS) }},
+	)
+	if wide {
+		cols = append(cols, Column{"Loop max ms", 11, func(_ int, r session.SizeJSON) string { return Opt(r.ProbeMaxMS) }})
+	}
+	if !t.Spec.FromProbe { // for stall the headline is the probe: no second copy
+		cols = append(cols, Column{hl, max(len(hl), 6), func(_ int, r session.SizeJSON) string { return Opt(r.HeadlineP99MS) }})
+	}
+	cols = append(cols,
+		Column{"tasks/s", 7, func(_ int, r session.SizeJSON) string { return Figure(r.ThroughputPerS) }},
+		Column{"CPU/wall", 8, func(_ int, r session.SizeJSON) string { return Opt(r.CPUPerWall) }},
+	)
+	if wide {
+		cols = append(cols, Column{"answer_ok", 9, func(_ int, r session.SizeJSON) string { return Answer(r.AnswerOK) }})
+	}
+	return cols
+}
+
+// MixedGOMAXPROCS reports whether rows differ in GOMAXPROCS.
+func (t Table) MixedGOMAXPROCS() bool {
+	for _, r := range t.Rows {
+		if r.GOMAXPROCS != t.Rows[0].GOMAXPROCS {
+			return true
+		}
+	}
+	return false
+}
+
+// Marks are the two-rune prefix of a row: '>' the current size, '*' the
+// best; both fit in two columns.
+func (t Table) Marks(i int) string {
+	cur, b := " ", " "
+	if t.Rows[i].Current {
+		cur = ">"
+	}
+	if i == t.Best {
+		b = "*"
+	}
+	return cur + b
+}
+
+// Lines renders the table: a header and one line per row, right-aligned
+// columns two spaces apart, each row led by its marks. The same text is the
+// panel's body and the summary's table.
+func (t Table) Lines(wide bool) []string {
+	return t.Render(t.Columns(wide, t.MixedGOMAXPROCS()))
+}
+
+// Render is the table with the given columns (Columns' and any of the
+// caller's own, such as the sweep's speed-up): a header and one line per
+// row, right-aligned columns two spaces apart, each row led by its marks.
+func (t Table) Render(cols []Column) []string {
+	cols = append([]Column(nil), cols...)
+	for ci, c := range cols {
+		if c.Width == 0 {
+			w := len(c.Head)
+			for i, r := range t.Rows {
+				w = max(w, len(c.Cell(i, r)))
+			}
+			cols[ci].Width = w
+		}
+	}
+	var b strings.Builder
+	line := func(marks string, cell func(c Column) string) string {
+		b.Reset()
+		b.WriteString(marks)
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			s := cell(c)
+			b.WriteString(strings.Repeat(" ", max(c.Width-len(s), 0)))
+			b.WriteString(s)
+		}
+		return b.String()
+	}
+	out := []string{line("  ", func(c Column) string { return c.Head })}
+	for i, r := range t.Rows {
+		out = append(out, line(t.Marks(i), func(c Column) string { return c.Cell(i, r) }))
+	}
+	return out
+}
+
+// Opt formats a figure that may be missing: n/a for nil.
+func Opt(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return Figure(*v)
+}
+
+// Answer is an answer_ok cell: ok, wrong or n/a.
+func Answer(v *bool) string {
+	switch {
+	case v == nil:
+		return "n/a"
+	case *v:
+		return "ok"
+	}
+	return "wrong"
+}
+
+// Figure formats a figure for a table with about three significant
+// digits, whole numbers whole; n/a for NaN or an infinity. Every table of
+// offtop prints with it.
+func Figure(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == math.Trunc(v) && a < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64) // a count reads whole
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+}
+
+// Keep returns t with at most n rows: the current and the best first,
+// then the others in order, kept in table order; and how many were left
+// out.
+func (t Table) Keep(n int) (Table, int) {
+	if n <= 0 || len(t.Rows) <= n {
+		return t, 0
+	}
+	keep := make([]bool, len(t.Rows))
+	left := n
+	mark := func(i int) {
+		if i >= 0 && !keep[i] && left > 0 {
+			keep[i] = true
+			left--
+		}
+	}
+	for i, r := range t.Rows {
+		if r.Current {
+			mark(i)
+		}
+	}
+	mark(t.Best)
+	for i := range t.Rows {
+		mark(i)
+	}
+	out := Table{Scenario: t.Scenario, Spec: t.Spec, Best: -1}
+	for i, r := range t.Rows {
+		if keep[i] {
+			if i == t.Best {
+				out.Best = len(out.Rows)
+			}
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return out, len(t.Rows) - len(out.Rows)
+}

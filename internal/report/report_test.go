@@ -1,0 +1,77 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/session"
+)
+
+func row(w int, held time.Duration, head float64, cur bool) session.SizeRow {
+	r := session.SizeRow{Scenario: "server", Workers: w, GOMAXPROCS: 2, Held: held, Current: cur, HeadlineName: "ping"}
+	if head > 0 {
+		r.Headline = hist.Summary{P99: time.Duration(head * float64(time.Millisecond)), Count: 10}
+	}
+	return r
+}
+
+// TestBestFollowsTheRule: the lowest headline p99 among sizes held 1s
+// wins; a size held shorter, or with no figure, is not judged.
+func TestBestFollowsTheRule(t *testing.T) {
+	sizes := []session.SizeRow{
+		row(0, 8*time.Second, 793, false), row(1, 8*time.Second, 8.4, false),
+		row(2, 500*time.Millisecond, 1, false), row(4, 3*time.Second, 0, true),
+	}
+	tb := For(sizes, "server", MinHeld)
+	if len(tb.Rows) != 3 || tb.Rows[2].Workers != 4 { // 2 held under 1s and not current: not listed
+		t.Fatalf("rows %+v", tb.Rows)
+	}
+	if tb.Best != 1 {
+		t.Errorf("best %d, want the 1-worker row", tb.Best)
+	}
+	if got := tb.BestLine(); got != "best: lowest ping p99 -> 1 worker (8.40 ms)" {
+		t.Errorf("best line %q", got)
+	}
+	if all := For(sizes, "server", 0); len(all.Rows) != 4 || all.Best != 1 {
+		t.Errorf("all rows: %d, best %d", len(all.Rows), all.Best)
+	}
+	if none := For(nil, "server", MinHeld); none.Best != -1 || !strings.Contains(none.BestLine(), "no size with a figure yet") {
+		t.Errorf("no rows: %+v %q", none, none.BestLine())
+	}
+}
+
+// TestLinesHaveFixedColumns: the panel's columns have fixed widths, so a
+// figure growing never moves the next column's label or figure.
+func TestLinesHaveFixedColumns(t *testing.T) {
+	a := For([]session.SizeRow{row(1, 8*time.Second, 8.4, true)}, "server", 0).Lines(false)
+	b := For([]session.SizeRow{row(1, 800*time.Second, 8400, true)}, "server", 0).Lines(false)
+	if a[0] != b[0] || len(a[1]) != len(b[1]) {
+		t.Errorf("columns moved:\n%s\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+	if !strings.HasPrefix(a[1], ">*") {
+		t.Errorf("current best row not marked: %q", a[1])
+	}
+}
+
+// TestKeepKeepsCurrentAndBest: a table cut to n rows keeps the current and
+// the best, then the first others, in table order.
+func TestKeepKeepsCurrentAndBest(t *testing.T) {
+	var sizes []session.SizeRow
+	for w := range 8 {
+		sizes = append(sizes, row(w, 2*time.Second, float64(10-w), w == 0))
+	}
+	tb, more := For(sizes, "server", 0).Keep(3)
+	if more != 5 || len(tb.Rows) != 3 || tb.Rows[0].Workers != 0 || tb.Rows[1].Workers != 1 || tb.Rows[2].Workers != 7 || tb.Best != 2 {
+		t.Errorf("kept %+v (best %d), %d more", tb.Rows, tb.Best, more)
+	}
+}
+
+func TestFigure(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 8: "8", 8.41: "8.41", 57.02: "57.0", 793.4: "793", 0.0021: "0.002"} {
+		if got := Figure(v); got != want {
+			t.Errorf("Figure(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package session
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/scenarios"
+)
+
+// SizeRow is what one pool size did while it was held: per scenario, per
+// pool size, per GOMAXPROCS (a change of either starts another row; coming
+// back to a size adds to its row). Its histograms are its own, exact HDR,
+// so "p99 at 1 worker" is measured, never inferred from a sliding window.
+//
+// Observations are filed under the row in force when they began (a ping
+// sent at 0 workers and answered after the switch to 1 belongs to 0). After
+// a change, the Loop first runs what was queued on it before the change
+// (an inline task of the size before); observations that begin before it
+// has are counted in Unsettled and recorded in no row.
+type SizeRow struct {
+	Scenario   string
+	Workers    int
+	GOMAXPROCS int
+	// Held is the wall time this size was in force, the current stretch
+	// included.
+	Held time.Duration
+	// Probe is the Loop probe's lateness at this size, corrected for
+	// coordinated omission.
+	Probe hist.Summary
+	// Headline is the scenario's headline latency at this size
+	// (scenarios.Headline; for stall, the probe itself).
+	Headline     hist.Summary
+	HeadlineName string
+	// Completed is pool tasks completed while the size was held.
+	Completed int64
+	// CPUSeconds is process CPU time while the size was held; CPUKnown
+	// false when the OS gave none.
+	CPUSeconds float64
+	CPUKnown   bool
+	// AnswerKnown and AnswerOK are the scenario's answer_ok at the last
+	// sample taken at this size that knew it.
+	AnswerKnown, AnswerOK bool
+	// Current marks the row in force.
+	Current bool
+	// Unsettled counts observations left out because they began before
+	// the Loop had drained the work of the size before.
+	Unsettled int64
+}
+
+// ThroughputPerS is Completed per second held; 0 when not held yet.
+func (r SizeRow) ThroughputPerS() float64 { return rate(r.Completed, r.Held) }
+
+// CPUPerWall is CPU seconds per wall second held (1 = one core busy); NaN
+// when unknown or not held yet.
+func (r SizeRow) CPUPerWall() float64 {
+	if !r.CPUKnown || r.Held <= 0 {
+		return math.NaN()
+	}
+	return r.CPUSeconds / r.Held.Seconds()
+}
+
+// sizeKey names a row.
+type sizeKey struct {
+	scen       string
+	workers    int
+	gomaxprocs int
+}
+
+// sizeAcc accumulates one row. Guarded by sizes.mu.
+type sizeAcc struct {
+	key       sizeKey
+	held      time.Duration // closed stretches
+	probe     *hdr.Histogram
+	headline  *hdr.Histogram
+	completed int64
+	cpu       time.Duration
+	cpuOK     bool
+	answerOK  bool
+	answered  bool
+	unsettled int64
+}
+
+// stretch is one period a row was in force.
+type sizeStretch struct {
+	acc     *sizeAcc
+	start   time.Time
+	settled time.Time // zero until the Loop has drained the size before
+	done0   int64     // completed at start
+	cpu0    time.Duration
+	cpuOK0  bool
+}
+
+// counters reads the pool's completed count and the process CPU time.
+type counters func() (completed int64, cpu time.Duration, cpuOK bool)
+
+// sizes is the session's per-size accounting. Safe for concurrent use.
+type sizes struct {
+	now  func() time.Time
+	read counters
+	res  time.Duration // probe resolution: the correction interval
+
+	// second is the Loop probe, corrected, over the last second (the
+	// charts' per-second p99); window is every headline observation over
+	// the session's window (the headline "now"). Both are safe on their own.
+	second *hist.Recorder
+	window *hist.Recorder
+
+	mu       sync.Mutex
+	rows     map[sizeKey]*sizeAcc
+	order    []*sizeAcc     // in order of first use
+	stretchs []*sizeStretch // newest last, at most maxStretches
+}
+
+// maxStretches bounds the stretches kept to file late observations under;
+// one older than all of them is dropped (counted in no row).
+const maxStretches = 64
+
+func newSizes(now func() time.Time, read counters, res, window time.Duration) *sizes {
+	if now == nil {
+		now = time.Now
+	}
+	return &sizes{now: now, read: read, res: res, rows: map[sizeKey]*sizeAcc{},
+		second: hist.NewRecorder(time.Second, now), window: hist.NewRecorder(window, now)}
+}
+
+// enter makes k the row in force from now. With drained true its
+// observations count at once; else only after settle is called on the
+// returned stretch (the Loop ran a marker posted behind what was queued).
+// Entering the row already in force does nothing and returns nil.
+func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
+	now := z.now()
+	done, cpu, cpuOK := z.read()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	cur := z.current()
+	if cur != nil && cur.acc.key == k && z.rows[k] == cur.acc {
+		return nil
+	}
+	z.close(cur, now, done, cpu, cpuOK)
+	acc := z.rows[k]
+	if acc == nil {
+		acc = &sizeAcc{key: k, probe: hist.NewHistogram(), headline: hist.NewHistogram(), cpuOK: true}
+		z.rows[k] = acc
+		z.order = append(z.order, acc)
+	}
+	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK}
+	if drained {
+		st.settled = now
+	}
+	z.stretchs = append(z.stretchs, st)
+	if len(z.stretchs) > maxStretches {
+		z.stretchs = slices.Delete(z.stretchs, 0, len(z.stretchs)-maxStretches)
+	}
+	return st
+}
+
+// settle marks st's row as counting from now.
+func (z *sizes) settle(st *sizeStretch) {
+	if st == nil {
+		return
+	}
+	now := z.now()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if st.settled.IsZero() {
+		st.settled = now
+	}
+}
+
+// current is the stretch in force, nil before the first enter. Callers
+// hold mu.
+func (z *sizes) current() *sizeStretch {
+	if len(z.stretchs) == 0 {
+		return nil
+	}
+	return z.stretchs[len(z.stretchs)-1]
+}
+
+// close adds st's time and counts up to now into its row. Callers hold mu.
+func (z *sizes) close(st *sizeStretch, now time.Time, done int64, cpu time.Duration, cpuOK bool) {
+	if st == nil {
+		return
+	}
+	held, d, c, ok := st.span(now, done, cpu, cpuOK)
+	st.acc.held += held
+	st.acc.completed += d
+	st.acc.cpu += c
+	st.acc.cpuOK = st.acc.cpuOK && ok
+}
+
+// span is st's time, completions and CPU from its start to now.
+func (st *sizeStretch) span(now time.Time, done int64, cpu time.Duration, cpuOK bool) (time.Duration, int64, time.Duration, bool) {
+	return max(now.Sub(st.start), 0), max(done-st.done0, 0), max(cpu-st.cpu0, 0), cpuOK && st.cpuOK0
+}
+
+// clear forgets scen's rows (the r key) and starts the row k afresh,
+// counting at once.
+func (z *sizes) clear(scen string, k sizeKey) {
+	z.mu.Lock()
+	for key, acc := range z.rows {
+		if key.scen == scen {
+			delete(z.rows, key)
+			z.order = slices.DeleteFunc(z.order, func(a *sizeAcc) bool { return a == acc })
+		}
+	}
+	z.mu.Unlock()
+	z.enter(k, true)
+}
+
+// file returns the row an observation that began at start belongs to, or
+// nil (counted as unsettled where it has a row). Callers hold mu.
+func (z *sizes) file(start time.Time) *sizeAcc {
+	for i := len(z.stretchs) - 1; i >= 0; i-- {
+		st := z.stretchs[i]
+		if st.start.After(start) {
+			continue
+		}
+		if st.settled.IsZero() || start.Before(st.settled) {
+			st.acc.unsettled++
+			return nil
+		}
+		return st.acc
+	}
+	return nil
+}
+
+// observeProbe takes one Loop probe sample of lateness late, which ran
+// now: it was due at now - late, and is filed under the row in force then,
+// corrected with the probe's resolution.
+func (z *sizes) observeProbe(late time.Duration) {
+	z.second.RecordCorrected(int64(late), int64(z.res))
+	now := z.now()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if acc := z.file(now.Add(-late)); acc != nil {
+		v, _ := clampNS(int64(late))
+		_ = acc.probe.RecordCorrectedValue(v, int64(z.res))
+	}
+}
+
+// observeHeadline takes one headline observation of d that ended now.
+func (z *sizes) observeHeadline(d time.Duration) {
+	z.window.Record(int64(d))
+	now := z.now()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if acc := z.file(now.Add(-d)); acc != nil {
+		v, _ := clampNS(int64(d))
+		_ = acc.headline.RecordValue(v)
+	}
+}
+
+// clampNS limits v to the histograms' range (hist.Highest).
+func clampNS(v int64) (int64, bool) {
+	return min(max(v, 0), hist.Highest), v > hist.Highest
+}
+
+// withGOMAXPROCS returns the key in force with GOMAXPROCS g, and whether
+// that differs from the key in force.
+func (z *sizes) withGOMAXPROCS(g int) (sizeKey, bool) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	cur := z.current()
+	if cur == nil {
+		return sizeKey{}, false
+	}
+	k := cur.acc.key
+	if k.gomaxprocs == g {
+		return k, false
+	}
+	k.gomaxprocs = g
+	return k, true
+}
+
+// answer records scen's answer_ok on the row in force, if it is scen's.
+func (z *sizes) answer(scen string, ok bool) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if cur := z.current(); cur != nil && cur.acc.key.scen == scen && z.rows[cur.acc.key] == cur.acc {
+		cur.acc.answerOK, cur.acc.answered = ok, true
+	}
+}
+
+// Rows returns every row, the current stretch counted up to now: scenarios
+// in order of first use, sizes by workers then GOMAXPROCS.
+func (z *sizes) snapshot() []SizeRow {
+	now := z.now()
+	done, cpu, cpuOK := z.read()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	cur := z.current()
+	var scens []string
+	for _, a := range z.order {
+		if !slices.Contains(scens, a.key.scen) {
+			scens = append(scens, a.key.scen)
+		}
+	}
+	out := make([]SizeRow, 0, len(z.order))
+	for _, a := range z.order {
+		spec := scenarios.Headline(a.key.scen)
+		r := SizeRow{
+			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs,
+			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
+			Probe: hist.Summarize(a.probe), Headline: hist.Summarize(a.headline), HeadlineName: spec.Name,
+			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
+		}
+		if cur != nil && cur.acc == a {
+			held, d, c, ok := cur.span(now, done, cpu, cpuOK)
+			r.Held += held
+			r.Completed += d
+			r.CPUSeconds += c.Seconds()
+			r.CPUKnown = r.CPUKnown && ok
+			r.Current = true
+		}
+		if spec.FromProbe {
+			r.Headline = r.Probe
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b SizeRow) int {
+		if c := slices.Index(scens, a.Scenario) - slices.Index(scens, b.Scenario); c != 0 {
+			return c
+		}
+		if a.Workers != b.Workers {
+			return a.Workers - b.Workers
+		}
+		return a.GOMAXPROCS - b.GOMAXPROCS
+	})
+	return out
+}

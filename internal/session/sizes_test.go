@@ -1,0 +1,209 @@
+package session
+
+import (
+	"testing"
+	"time"
+)
+
+// fakeClock is an injected clock and counter source for sizes.
+type fakeClock struct {
+	t    time.Time
+	done int64
+	cpu  time.Duration
+}
+
+func (c *fakeClock) now() time.Time                     { return c.t }
+func (c *fakeClock) read() (int64, time.Duration, bool) { return c.done, c.cpu, true }
+func (c *fakeClock) at(d time.Duration, done int64, cpu float64) {
+	c.t = time.Unix(1000, 0).Add(d)
+	c.done, c.cpu = done, time.Duration(cpu*float64(time.Second))
+}
+
+func rowOf(t *testing.T, rows []SizeRow, scen string, workers int) SizeRow {
+	t.Helper()
+	for _, r := range rows {
+		if r.Scenario == scen && r.Workers == workers {
+			return r
+		}
+	}
+	t.Fatalf("no row %s/%d in %+v", scen, workers, rows)
+	return SizeRow{}
+}
+
+// TestSizesHeldAndCountsFromTheClock: held time, completions and CPU per
+// row come from the change times, the current row counted up to now.
+func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.enter(sizeKey{"server", 0, 2}, true)
+	c.at(8*time.Second, 160, 8)
+	z.settle(z.enter(sizeKey{"server", 1, 2}, false))
+	c.at(16*time.Second, 400, 20)
+	z.settle(z.enter(sizeKey{"server", 2, 2}, false))
+	c.at(18*time.Second, 500, 23)
+	z.settle(z.enter(sizeKey{"server", 1, 2}, false)) // back to 1: the same row
+	c.at(20*time.Second, 560, 25)
+	rows := z.snapshot()
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
+	}
+	for _, w := range []struct {
+		workers int
+		held    time.Duration
+		done    int64
+		cpu     float64
+		cur     bool
+	}{{0, 8 * time.Second, 160, 8, false}, {1, 10 * time.Second, 300, 14, true}, {2, 2 * time.Second, 100, 3, false}} {
+		r := rowOf(t, rows, "server", w.workers)
+		if r.Held != w.held || r.Completed != w.done || r.CPUSeconds != w.cpu || r.Current != w.cur {
+			t.Errorf("row %d: held %v done %d cpu %v current %v, want %v %d %v %v",
+				w.workers, r.Held, r.Completed, r.CPUSeconds, r.Current, w.held, w.done, w.cpu, w.cur)
+		}
+	}
+	if got := rowOf(t, rows, "server", 1).ThroughputPerS(); got != 30 {
+		t.Errorf("row 1 throughput %v, want 30", got)
+	}
+	if got := rowOf(t, rows, "server", 1).CPUPerWall(); got != 1.4 {
+		t.Errorf("row 1 CPU/wall %v, want 1.4", got)
+	}
+}
+
+// TestSizesFileByStart: an observation belongs to the row in force when it
+// began; one that began after a change but before the Loop drained the
+// size before counts in no row (Unsettled).
+func TestSizesFileByStart(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.enter(sizeKey{"server", 0, 2}, true)
+	c.at(time.Second, 0, 0)
+	z.observeHeadline(800 * time.Millisecond)
+	c.at(8*time.Second, 0, 0)
+	st := z.enter(sizeKey{"server", 1, 2}, false)
+	c.at(8200*time.Millisecond, 0, 0)
+	z.observeHeadline(700 * time.Millisecond) // began at 7.5s: inline's
+	z.observeHeadline(100 * time.Millisecond) // began at 8.1s, before the drain: no row
+	c.at(8300*time.Millisecond, 0, 0)
+	z.settle(st)
+	c.at(9*time.Second, 0, 0)
+	z.observeHeadline(5 * time.Millisecond)
+	z.observeHeadline(900 * time.Millisecond) // began at 8.1s: still unsettled
+	rows := z.snapshot()
+	r0, r1 := rowOf(t, rows, "server", 0), rowOf(t, rows, "server", 1)
+	if r0.Headline.Count != 2 || r1.Headline.Count != 1 || r1.Unsettled != 2 {
+		t.Errorf("counts: inline %d, 1 worker %d (unsettled %d); want 2, 1 (2)", r0.Headline.Count, r1.Headline.Count, r1.Unsettled)
+	}
+	if r1.Headline.Max > 6*time.Millisecond || r0.Headline.Max < 790*time.Millisecond {
+		t.Errorf("1 worker max %v, inline max %v", r1.Headline.Max, r0.Headline.Max)
+	}
+	if r0.HeadlineName != "ping" {
+		t.Errorf("headline name %q", r0.HeadlineName)
+	}
+}
+
+// TestSizesProbeCorrected: a probe sample 100ms late at 10ms resolution
+// counts the ten samples the stalled probe missed; stall's headline is its
+// probe.
+func TestSizesProbeCorrected(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.enter(sizeKey{"stall", 1, 2}, true)
+	c.at(time.Second, 0, 0)
+	z.observeProbe(100 * time.Millisecond)
+	r := rowOf(t, z.snapshot(), "stall", 1)
+	if r.Probe.Count != 10 {
+		t.Errorf("probe count %d, want 10 (corrected)", r.Probe.Count)
+	}
+	if r.Headline != r.Probe || r.HeadlineName != "probe" {
+		t.Errorf("stall's headline %+v %q, want the probe", r.Headline, r.HeadlineName)
+	}
+}
+
+// TestSizesClearAndScenarios: r forgets the current scenario's rows only;
+// another scenario's rows survive and come back.
+func TestSizesClearAndScenarios(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.enter(sizeKey{"server", 0, 2}, true)
+	c.at(2*time.Second, 0, 0)
+	z.enter(sizeKey{"count", 0, 2}, true)
+	c.at(3*time.Second, 0, 0)
+	z.enter(sizeKey{"count", 1, 2}, true)
+	c.at(4*time.Second, 0, 0)
+	z.clear("count", sizeKey{"count", 1, 2})
+	c.at(5*time.Second, 0, 0)
+	rows := z.snapshot()
+	if len(rows) != 2 || rows[0].Scenario != "server" || rows[0].Held != 2*time.Second ||
+		rows[1].Scenario != "count" || rows[1].Workers != 1 || rows[1].Held != time.Second || !rows[1].Current {
+		t.Errorf("after r on count: %+v", rows)
+	}
+	k, changed := z.withGOMAXPROCS(1)
+	if !changed || k != (sizeKey{"count", 1, 1}) {
+		t.Errorf("withGOMAXPROCS(1) = %v %v", k, changed)
+	}
+	if _, changed := z.withGOMAXPROCS(2); changed {
+		t.Error("withGOMAXPROCS(2) changed at GOMAXPROCS 2")
+	}
+}
+
+// TestSessionCarriesSizes: a real session's samples carry a row per size
+// held, the current one marked, and the headless JSON has them as sizes.
+func TestSessionCarriesSizes(t *testing.T) {
+	s, err := New(Config{Scenario: "stall", Workers: 0, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case <-deadline:
+			t.Fatal("no sample with both rows")
+		case snap := <-s.Samples():
+			j := snap.JSON()
+			if len(j.Sizes) == 2 && j.Sizes[1].Current && j.Sizes[1].Workers == 2 && j.Sizes[0].Workers == 0 {
+				if j.Sizes[0].Headline != "probe" || j.Sizes[0].HeldS < 0 || j.Sizes[1].HeldS <= 0 {
+					t.Errorf("sizes %+v", j.Sizes)
+				}
+				return
+			}
+		}
+	}
+}
+
+// TestResetClearsHistoryAndRows: r empties the charts' history and the
+// scenario's size rows (one fresh row for the size in force); the pool
+// size history follows the size.
+func TestResetClearsHistoryAndRows(t *testing.T) {
+	s, err := New(Config{Scenario: "stall", Workers: 1, Interval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var snap Snapshot
+	for snap.Elapsed < 300*time.Millisecond || len(snap.Sizes) < 2 {
+		snap = <-s.Samples()
+	}
+	if n := len(snap.WorkersHistory); n < 5 || snap.WorkersHistory[n-1] != 2 || len(snap.ProbeP99History) != n {
+		t.Fatalf("history before r: workers %v, probe %d points", snap.WorkersHistory, len(snap.ProbeP99History))
+	}
+	if err := s.Apply(Action{Kind: Reset}); err != nil {
+		t.Fatal(err)
+	}
+	snap = <-s.Samples()
+	for snap.Sizes[0].Workers != 2 { // a sample taken before the reset applied
+		snap = <-s.Samples()
+	}
+	if len(snap.WorkersHistory) > 3 || len(snap.Sizes) != 1 || !snap.Sizes[0].Current {
+		t.Errorf("after r: %d history points, sizes %+v", len(snap.WorkersHistory), snap.Sizes)
+	}
+}

@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/report"
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// headlineLines is the headline panel's height.
+const headlineLines = 2
+
+// headlinePanel is the one figure to watch for the scenario, now (over the
+// window) and at the best size so far, and the Loop probe's p99 now and at
+// the size in force, each with its unit, in fixed places:
+//
+//	▶ ping p99  now   8.4 ms (5s)      best so far   3.1 ms at 1 worker
+//	loop probe p99    1.2 ms  (5s, corrected)    at this size   1.1 ms
+func headlinePanel(s session.Snapshot, w int) []string {
+	spec := scenarios.Headline(s.Scenario)
+	win := "window"
+	if s.Window > 0 {
+		win = fmtDur(s.Window)
+	}
+	t := report.For(s.Sizes, s.Scenario, report.MinHeld)
+	best := theme.Faint.Render("n/a (hold a size 1s)")
+	if t.Best >= 0 {
+		r := t.Rows[t.Best]
+		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " at " + report.SizeName(r.Workers)
+	}
+	l1 := theme.Title.Render("▶ "+spec.Label()) + "  now " + theme.Figure.Render(fmt.Sprintf("%7s", summaryP99(s.Headline))+" "+spec.Unit) +
+		fmt.Sprintf(" %-5s", "("+win+")") + "   best so far " + best
+
+	here := "n/a"
+	for _, r := range t.Rows {
+		if r.Current && r.ProbeP99MS != nil {
+			here = report.Figure(*r.ProbeP99MS)
+		}
+	}
+	lv := probeLevel(s.Probe)
+	l2 := "loop probe p99 " + lv.paint(fmt.Sprintf("%7s", summaryP99(s.Probe))) + " ms" +
+		fmt.Sprintf(" %-16s", "("+win+", corrected)") + "  at this size " + fmt.Sprintf("%7s ms", here)
+	if s.ProbeStalled >= time.Second {
+		// Stalls under a second show once the sample runs; this is for a
+		// Loop blocked for good (a hang run inline).
+		l2 += "  " + theme.Hot.Render(fmt.Sprintf("%s Loop blocked %s now", markHot, fmtSeconds(s.ProbeStalled.Seconds())))
+	}
+	return []string{cut(l1, w), cut(l2, w)}
+}
+
+// summaryP99 is s's p99 in ms, or n/a while it holds nothing.
+func summaryP99(s hist.Summary) string {
+	if s.Count == 0 {
+		return "n/a"
+	}
+	return fmtMs(s.P99)
+}

@@ -1,0 +1,121 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// Styles is the dashboard's theme: every style the components use, in one
+// place. Each colour comes with a mark or a word, so a monochrome screen
+// (NO_COLOR, an Ascii profile) reads the same.
+type Styles struct {
+	Bold, Faint lipgloss.Style
+	// OK, Warm and Hot colour the threshold bands (level).
+	OK, Warm, Hot lipgloss.Style
+	Pause, Err    lipgloss.Style
+	// Title is a panel's title; Rule the line after it.
+	Title, Rule lipgloss.Style
+	// Figure is the headline's figures; Current the row of the size in
+	// force; Best the best size's mark.
+	Figure, Current, Best lipgloss.Style
+}
+
+// DefaultStyles is offtop's theme.
+func DefaultStyles() Styles {
+	return Styles{
+		Bold:    lipgloss.NewStyle().Bold(true),
+		Faint:   lipgloss.NewStyle().Faint(true),
+		OK:      lipgloss.NewStyle().Foreground(lipgloss.Green),
+		Warm:    lipgloss.NewStyle().Foreground(lipgloss.Yellow),
+		Hot:     lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
+		Pause:   lipgloss.NewStyle().Reverse(true).Bold(true),
+		Err:     lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
+		Title:   lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan),
+		Rule:    lipgloss.NewStyle().Faint(true),
+		Figure:  lipgloss.NewStyle().Bold(true),
+		Current: lipgloss.NewStyle().Bold(true),
+		Best:    lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
+	}
+}
+
+// theme is the Styles the dashboard renders with.
+var theme = DefaultStyles()
+
+// Threshold marks.
+const (
+	markHot  = "!"
+	markWarm = "▲"
+)
+
+// level is a threshold band: 0 fine, 1 warm, 2 hot.
+type level int
+
+// styledMark is the mark in the level's colour; a fine level's mark is a
+// plain space (a coloured blank costs a recording ~20 bytes a cell a frame
+// and shows nothing).
+func (l level) styledMark() string {
+	if l == 0 {
+		return " "
+	}
+	return l.style().Render(l.mark())
+}
+
+func (l level) mark() string {
+	switch l {
+	case 2:
+		return markHot
+	case 1:
+		return markWarm
+	}
+	return " "
+}
+
+func (l level) style() lipgloss.Style {
+	switch l {
+	case 2:
+		return theme.Hot
+	case 1:
+		return theme.Warm
+	}
+	return theme.OK
+}
+
+// paint is text in the level's colour (plain when fine) and its mark.
+func (l level) paint(text string) string {
+	if l == 0 {
+		return text + " "
+	}
+	return l.style().Render(text) + l.styledMark()
+}
+
+// busyLevel: busy >= 90% hot, >= 60% warm.
+func busyLevel(share float64) level {
+	switch share = clamp01(share); {
+	case share >= 0.9:
+		return 2
+	case share >= 0.6:
+		return 1
+	}
+	return 0
+}
+
+// probeLevel: probe p99 > 50 ms hot, > 10 ms warm.
+func probeLevel(s hist.Summary) level {
+	if s.Count == 0 {
+		return 0
+	}
+	return p99Level(s.P99)
+}
+
+func p99Level(p99 time.Duration) level {
+	switch p := ms(p99); {
+	case p > 50:
+		return 2
+	case p > 10:
+		return 1
+	}
+	return 0
+}
