@@ -351,7 +351,7 @@ func (s *ioScenario) Status() Status {
 	addr := s.ln.Addr().String()
 	rs = append(rs, Str("listen_addr", "listening on", addr))
 	return Status{
-		Load:     fmt.Sprintf("%d calls/s open-loop, %v delay each, fib(%d) %s; on %s", rate, s.delay, ioFibN, fibText, addr),
+		Load:     fmt.Sprintf("on %s: %d calls/s open-loop, %v delay each, fib(%d) %s", addr, rate, s.delay, ioFibN, fibText),
 		Readouts: rs,
 	}
 }

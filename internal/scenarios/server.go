@@ -359,7 +359,8 @@ func (s *server) Status() Status {
 	if l := s.nLoops.Load(); l > 1 {
 		load = fmt.Sprintf("%d Loops, one heap; ", l) + load
 	}
-	return Status{Load: load + "; on " + s.ln.Addr().String(), Readouts: rs}
+	// the address first, where a narrow screen does not cut it off
+	return Status{Load: "on " + s.ln.Addr().String() + ": " + load, Readouts: rs}
 }
 
 func (s *server) SetLoad(delta int) {
