@@ -38,24 +38,26 @@ type Summary struct {
 }
 
 // Summarize reads h. h is not modified.
-func Summarize(h *hdr.Histogram) Summary {
+func Summarize(h *hdr.PackedHistogram) Summary {
 	n := h.TotalCount()
 	if n == 0 {
 		return Summary{}
 	}
-	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
 	return Summary{
-		P50:   time.Duration(v[0]),
-		P90:   time.Duration(v[1]),
-		P99:   time.Duration(v[2]),
-		P999:  time.Duration(v[3]),
+		P50:   time.Duration(h.ValueAtPercentile(50)),
+		P90:   time.Duration(h.ValueAtPercentile(90)),
+		P99:   time.Duration(h.ValueAtPercentile(99)),
+		P999:  time.Duration(h.ValueAtPercentile(99.9)),
 		Max:   time.Duration(h.Max()),
 		Count: n,
 	}
 }
 
-// NewHistogram returns an empty histogram with the package's range.
-func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, SigFigs) }
+// NewHistogram returns an empty histogram with the package's range. It is
+// hdr's sparse (packed) form: it holds only the buckets that have counts,
+// so merging, reading a percentile and reading the max cost time in
+// proportion to the buckets in use, not to the range.
+func NewHistogram() *hdr.PackedHistogram { return hdr.NewPacked(Lowest, Highest, SigFigs) }
 
 // Recorder keeps a sliding window and a since-reset histogram of the same
 // values. It is safe for concurrent use; mu guards everything below it.
@@ -64,16 +66,30 @@ func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, SigFigs) }
 // current is a pure function of the clock (now / slot length), so nobody has
 // to call a rotate method on a timer: a read or write first advances the
 // window to now.
+//
+// What a read costs: a value is recorded into its slot and the since-reset
+// histogram (sparse: a binary search, or an increment of the last bucket
+// hit). A read of the window merges the current slot into the sum of the
+// others, which is rebuilt only when the window has moved one slot; a read
+// computes percentiles only when something was recorded (or the window
+// moved) since the last read of the same thing, and returns the kept
+// Summary otherwise. All of it is in proportion to the buckets in use
+// (tens for a probe), never to the histogram's range times the slots.
 type Recorder struct {
-	now      func() time.Time
-	slot     time.Duration
-	mu       sync.Mutex
-	w        *hdr.WindowedHistogram
-	slots    int
-	epoch    int64 // index of the slot w.Current stands for
-	total    *hdr.Histogram
-	clampedW []int64 // clamped count per slot, parallel to the window
-	clamped  int64   // since reset
+	now   func() time.Time
+	slot  time.Duration
+	mu    sync.Mutex
+	slots []*hdr.PackedHistogram // ring: slots[epoch%len] is current
+	epoch int64                  // index of the slot the current one stands for
+	total *hdr.PackedHistogram
+	// older is the sum of every slot but the current one, valid while
+	// olderOK; win is older plus the current slot, the last window read.
+	older, win       *hdr.PackedHistogram
+	olderOK          bool
+	winSum, totalSum Summary // the last reads, valid while winOK, totalOK
+	winOK, totalOK   bool
+	clampedW         []int64 // clamped count per slot, parallel to slots
+	clamped          int64   // since reset
 }
 
 // DefaultSlots is the number of sub-histograms a window is made of: the
@@ -92,10 +108,15 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	r := &Recorder{
 		now:      now,
 		slot:     window / DefaultSlots,
-		slots:    DefaultSlots,
-		w:        hdr.NewWindowed(DefaultSlots, Lowest, Highest, SigFigs),
+		slots:    make([]*hdr.PackedHistogram, DefaultSlots),
 		total:    NewHistogram(),
+		older:    NewHistogram(),
+		win:      NewHistogram(),
+		olderOK:  true,
 		clampedW: make([]int64, DefaultSlots),
+	}
+	for i := range r.slots {
+		r.slots[i] = NewHistogram()
 	}
 	if r.slot <= 0 {
 		r.slot = 1
@@ -104,22 +125,26 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	return r
 }
 
-// advance rotates the window up to the current time. Callers hold mu.
+// cur is the current slot. Callers hold mu.
+func (r *Recorder) cur() int { return int(r.epoch % int64(len(r.slots))) }
+
+// advance rotates the window up to the current time: each slot the clock
+// has passed is emptied for reuse. Callers hold mu.
 func (r *Recorder) advance() {
 	e := r.now().UnixNano() / int64(r.slot)
 	steps := e - r.epoch
 	if steps <= 0 {
 		return
 	}
-	if steps > int64(r.slots) {
-		steps = int64(r.slots)
-	}
-	for i := int64(0); i < steps; i++ {
-		r.w.Rotate()
+	steps = min(steps, int64(len(r.slots)))
+	for range steps {
 		r.epoch++
-		r.clampedW[r.epoch%int64(r.slots)] = 0
+		c := r.cur()
+		r.slots[c].Reset()
+		r.clampedW[c] = 0
 	}
 	r.epoch = e
+	r.olderOK, r.winOK = false, false
 }
 
 // clamp limits v to [0, Highest] and reports whether it was above Highest.
@@ -149,17 +174,15 @@ func (r *Recorder) RecordCorrected(ns, interval int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
+	c := r.cur()
 	if over {
 		r.clamped++
-		r.clampedW[r.epoch%int64(r.slots)]++
+		r.clampedW[c]++
 	}
-	if interval > 0 {
-		_ = r.w.Current.RecordCorrectedValue(v, interval)
-		_ = r.total.RecordCorrectedValue(v, interval)
-		return
-	}
-	_ = r.w.Current.RecordValue(v)
-	_ = r.total.RecordValue(v)
+	// Values are in range after clamp, so neither call can fail.
+	_ = r.slots[c].RecordCorrectedValue(v, max(interval, 0))
+	_ = r.total.RecordCorrectedValue(v, max(interval, 0))
+	r.winOK, r.totalOK = false, false
 }
 
 // Window summarizes the values recorded in the sliding window.
@@ -167,10 +190,27 @@ func (r *Recorder) Window() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
-	s := Summarize(r.w.Merge())
-	for _, c := range r.clampedW {
-		s.Clamped += c
+	if r.winOK {
+		return r.winSum
 	}
+	c := r.cur()
+	if !r.olderOK {
+		r.older.Reset()
+		for i, h := range r.slots {
+			if i != c {
+				r.older.Merge(h)
+			}
+		}
+		r.olderOK = true
+	}
+	r.win.Reset()
+	r.win.Merge(r.older)
+	r.win.Merge(r.slots[c])
+	s := Summarize(r.win)
+	for _, n := range r.clampedW {
+		s.Clamped += n
+	}
+	r.winSum, r.winOK = s, true
 	return s
 }
 
@@ -178,8 +218,12 @@ func (r *Recorder) Window() Summary {
 func (r *Recorder) Total() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.totalOK {
+		return r.totalSum
+	}
 	s := Summarize(r.total)
 	s.Clamped = r.clamped
+	r.totalSum, r.totalOK = s, true
 	return s
 }
 
@@ -187,11 +231,13 @@ func (r *Recorder) Total() Summary {
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := 0; i < r.slots; i++ {
-		r.w.Rotate()
+	for i, h := range r.slots {
+		h.Reset()
 		r.clampedW[i] = 0
 	}
 	r.epoch = r.now().UnixNano() / int64(r.slot)
 	r.total.Reset()
+	r.older.Reset()
 	r.clamped = 0
+	r.olderOK, r.winOK, r.totalOK = true, false, false
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 type fakeClock struct{ t time.Time }
@@ -134,4 +136,76 @@ func FuzzRecorder(f *testing.F) {
 			t.Fatalf("total changed as the clock moved: %+v -> %+v", tot, again)
 		}
 	})
+}
+
+// TestReadsAsDenseHdr pins the sparse form against hdr's dense histogram:
+// for values spread over the whole range, recorded across slots and read
+// between records (so the kept summaries and the sum of the older slots
+// are exercised), every read equals hdr.Histogram's own percentiles and max
+// of the same values.
+func TestReadsAsDenseHdr(t *testing.T) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(time.Second, c.now)
+	dense := hdr.New(Lowest, Highest, SigFigs)
+	var win []int64
+	x := uint64(12345)
+	for i := range 3000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		v := int64(x>>1) % (int64(time.Second) << (i % 7)) // 0 .. 64 s
+		r.Record(v)
+		_ = dense.RecordValue(v)
+		win = append(win, v)
+		if i%97 == 0 {
+			want := denseSummary(dense)
+			if got := r.Total(); got != want {
+				t.Fatalf("after %d values: total %+v, dense hdr %+v", i+1, got, want)
+			}
+		}
+		if i%250 == 249 {
+			c.add(100 * time.Millisecond) // one slot: 10 slots of 100ms
+		}
+	}
+	// The clock moved on after the last value: the window holds the 9
+	// slots before the current (empty) one, the last 2250 values.
+	wd := hdr.New(Lowest, Highest, SigFigs)
+	for _, v := range win[len(win)-2250:] {
+		_ = wd.RecordValue(v)
+	}
+	got := r.Window()
+	want := denseSummary(wd)
+	if got != want {
+		t.Fatalf("window %+v, dense hdr of the same values %+v", got, want)
+	}
+}
+
+func denseSummary(h *hdr.Histogram) Summary {
+	if h.TotalCount() == 0 {
+		return Summary{}
+	}
+	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Summary{P50: time.Duration(v[0]), P90: time.Duration(v[1]), P99: time.Duration(v[2]),
+		P999: time.Duration(v[3]), Max: time.Duration(h.Max()), Count: h.TotalCount()}
+}
+
+// BenchmarkRead is what one sample costs a Recorder fed like the Loop
+// probe (one value every 10ms, so 25 per 250ms sample): record 25 values,
+// read the window and the total. The cost must not grow with the window.
+func BenchmarkRead(b *testing.B) {
+	for _, window := range []time.Duration{5 * time.Second, 30 * time.Second, 5 * time.Minute} {
+		b.Run(window.String(), func(b *testing.B) {
+			c := &fakeClock{t: time.Unix(1000, 0)}
+			r := NewRecorder(window, c.now)
+			x := uint64(1)
+			b.ReportAllocs()
+			for b.Loop() {
+				for range 25 {
+					x = x*6364136223846793005 + 1442695040888963407
+					r.RecordCorrected(int64(50*time.Microsecond)+int64(x>>44), int64(10*time.Millisecond))
+					c.add(10 * time.Millisecond)
+				}
+				_ = r.Window()
+				_ = r.Total()
+			}
+		})
+	}
 }
