@@ -130,8 +130,12 @@ func (r *Recorder) cur() int { return int(r.epoch % int64(len(r.slots))) }
 
 // advance rotates the window up to the current time: each slot the clock
 // has passed is emptied for reuse. Callers hold mu.
-func (r *Recorder) advance() {
-	e := r.now().UnixNano() / int64(r.slot)
+func (r *Recorder) advance() { r.advanceTo(r.now()) }
+
+// advanceTo is advance with the time read by the caller. A time before the
+// current slot changes nothing. Callers hold mu.
+func (r *Recorder) advanceTo(now time.Time) {
+	e := now.UnixNano() / int64(r.slot)
 	steps := e - r.epoch
 	if steps <= 0 {
 		return
@@ -170,19 +174,63 @@ func (r *Recorder) Record(ns int64) {
 // RecordCorrectedValue, the coordinated-omission correction of Gil Tene's
 // HdrHistogram. With interval <= 0 it is Record.
 func (r *Recorder) RecordCorrected(ns, interval int64) {
-	v, over := clamp(ns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
-	c := r.cur()
+	r.recordLocked(ns, interval)
+}
+
+// Sample is one value (ns) and when it was taken, on the Recorder's clock
+// (the now given to NewRecorder).
+type Sample struct {
+	NS int64
+	At time.Time
+}
+
+// RecordAt records the values of s as Record would have at their At: each
+// goes into the slot of its time (the window slides to the latest At), or,
+// if that slot has left the window, into the since-reset histogram only. A
+// caller that reads the clock anyway saves the Recorder its own read, and a
+// caller that buffers values (the pool, per worker) records a batch under
+// one lock without moving them in time.
+func (r *Recorder) RecordAt(s ...Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range s {
+		e := x.At.UnixNano() / int64(r.slot)
+		if e > r.epoch {
+			r.advanceTo(x.At)
+		}
+		r.recordSlot(x.NS, 0, r.epoch-e)
+	}
+}
+
+// recordLocked records into the current slot and the total. Callers hold
+// mu and have advanced the window.
+func (r *Recorder) recordLocked(ns, interval int64) { r.recordSlot(ns, interval, 0) }
+
+// recordSlot records into the slot back slots before the current one (none
+// if that is out of the window or back < 0) and into the total. Callers
+// hold mu.
+func (r *Recorder) recordSlot(ns, interval, back int64) {
+	v, over := clamp(ns)
+	r.winOK, r.totalOK = false, false
 	if over {
 		r.clamped++
+	}
+	// Values are in range after clamp, so no record can fail.
+	_ = r.total.RecordCorrectedValue(v, max(interval, 0))
+	if back < 0 || back >= int64(len(r.slots)) {
+		return
+	}
+	c := int((r.epoch - back) % int64(len(r.slots)))
+	if back > 0 {
+		r.olderOK = false
+	}
+	if over {
 		r.clampedW[c]++
 	}
-	// Values are in range after clamp, so neither call can fail.
 	_ = r.slots[c].RecordCorrectedValue(v, max(interval, 0))
-	_ = r.total.RecordCorrectedValue(v, max(interval, 0))
-	r.winOK, r.totalOK = false, false
 }
 
 // Window summarizes the values recorded in the sliding window.

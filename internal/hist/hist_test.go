@@ -209,3 +209,28 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// TestRecordAtUsesTheGivenTime: RecordAt puts each value in the slot of
+// its own time: the window slides to the latest, a value older than the
+// window counts only since reset, and a batch read late lands where it
+// would have landed recorded at once.
+func TestRecordAtUsesTheGivenTime(t *testing.T) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(time.Second, c.now) // 10 slots of 100ms
+	t0 := c.t
+	r.RecordAt(Sample{int64(time.Millisecond), t0},
+		Sample{int64(2 * time.Millisecond), t0.Add(950 * time.Millisecond)})
+	c.add(1050 * time.Millisecond) // the first value's slot leaves the window
+	if w := r.Window(); w.Count != 1 || !near(w.Max, 2*time.Millisecond, 0.01) {
+		t.Fatalf("window %+v, want only the 2ms value", w)
+	}
+	r.RecordAt(Sample{int64(3 * time.Millisecond), t0.Add(-time.Hour)}) // older than the window
+	if w, tot := r.Window(), r.Total(); w.Count != 1 || tot.Count != 3 {
+		t.Fatalf("window %+v total %+v, want 1 and 3", w, tot)
+	}
+	r.RecordAt(Sample{int64(4 * time.Millisecond), t0.Add(980 * time.Millisecond)}) // late, same slot as the 2ms
+	c.add(950 * time.Millisecond)                                                   // 2000ms: the 950 and 980 slot (900..1000) has left
+	if w := r.Window(); w.Count != 0 {
+		t.Fatalf("window %+v, want empty: both values were in the 900ms slot", w)
+	}
+}

@@ -92,12 +92,47 @@ type Pool struct {
 type task struct {
 	fn        func()
 	done      func(error)
+	reply     chan<- error // Do's: gets what done would (cap 1); nil for Submit
 	submitted time.Time
 	timeout   time.Duration // run-time limit on a worker; 0 = none
 	timer     *time.Timer   // armed while the task runs with a timeout
 
 	state      taskState
 	prev, next *task // links in Pool.pending
+}
+
+// tasks recycles task structs: Submit allocates nothing in the steady
+// state. A task goes back only when nothing can refer to it any more: it
+// finished on a worker with no timer armed (or one stopped before it
+// fired), or was refused. Tasks run by Inline, dropped by Close or timed
+// out are left to the garbage collector (an Inline wrapper may run twice,
+// a timer or an abandoned goroutine may still hold the task).
+var tasks = sync.Pool{New: func() any { return new(task) }}
+
+// replies are Do's reply channels (cap 1, empty when in the pool).
+var replies = sync.Pool{New: func() any { return make(chan error, 1) }}
+
+// newTask returns a task from the free list set up to run fn.
+func newTask(fn func(), done func(error), reply chan<- error, submitted time.Time, timeout time.Duration) *task {
+	t := tasks.Get().(*task)
+	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, submitted, timeout
+	return t
+}
+
+// report hands err to the task's submitter: done, or Do's reply channel.
+func (t *task) report(err error) {
+	if t.done != nil {
+		t.done(err)
+	}
+	if t.reply != nil {
+		t.reply <- err // cap 1, one report per task: never blocks
+	}
+}
+
+// recycle clears t and returns it to the free list.
+func (t *task) recycle() {
+	*t = task{}
+	tasks.Put(t)
 }
 
 type taskState uint8
@@ -150,6 +185,8 @@ type runAcct struct {
 	busy     time.Duration // wall time of finished runs
 	onCPU    time.Duration // thread CPU time of finished runs
 	cpuOK    bool          // every thread clock read at run end succeeded
+
+	lat latBuf // the slot's task latencies not yet recorded
 }
 
 // New returns a pool with o.Size workers started. It fails with ErrSize
@@ -163,7 +200,7 @@ func New(o Options) (*Pool, error) {
 		o.MaxQueue = 0
 	}
 	if o.Now == nil {
-		o.Now = time.Now
+		o.Now = monoClock()
 	}
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
@@ -225,7 +262,11 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 	if fn == nil {
 		panic("pool: Submit of nil func")
 	}
-	t := &task{fn: fn, done: done, submitted: p.now(), timeout: timeout}
+	return p.submitTask(newTask(fn, done, nil, p.now(), timeout))
+}
+
+// submitTask queues t (a task from newTask). On error t is recycled.
+func (p *Pool) submitTask(t *task) error {
 	p.mu.Lock()
 	if p.size == 0 && p.inline != nil && !p.closed {
 		p.mu.Unlock()
@@ -235,6 +276,9 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 	p.mu.Unlock()
 	if w != nil {
 		w.wake <- t // never blocks: w was idle, and only we took it off the list
+	}
+	if err != nil {
+		t.recycle()
 	}
 	return err
 }
@@ -297,12 +341,20 @@ func (p *Pool) submitInline(t *task) error {
 // Calling Do from inside a task can deadlock a pool with no free worker, and
 // calling it on the Inline executor's goroutine at size 0 always deadlocks
 // (the task would queue behind its caller).
+//
+// Do allocates nothing: its reply channel comes from a free list.
 func (p *Pool) Do(fn func()) error {
-	ch := make(chan error, 1)
-	if err := p.Submit(fn, func(err error) { ch <- err }); err != nil {
+	if fn == nil {
+		panic("pool: Do of nil func")
+	}
+	ch := replies.Get().(chan error)
+	if err := p.submitTask(newTask(fn, nil, ch, p.now(), p.taskTimeout)); err != nil {
+		replies.Put(ch)
 		return err
 	}
-	return <-ch
+	err := <-ch
+	replies.Put(ch)
+	return err
 }
 
 // Resize sets the number of workers to n, 0..MaxSize (ErrSize otherwise;
@@ -440,6 +492,7 @@ func (p *Pool) work(w *worker, t *task) {
 		if th.locked {
 			w.endRun(p.now(), &th)
 		}
+		w.lat.flush(p) // a retiring slot's latencies are not lost
 		if counted {
 			p.wg.Done()
 		}
@@ -503,15 +556,17 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		}
 		var late bool
 		next, exit, late, abandoned = p.finishOnWorker(w, t, err)
-		if t.timer != nil && t.timer.Stop() {
+		stopped := t.timer != nil && t.timer.Stop()
+		if stopped {
 			p.timerWG.Done() // its function will not run
 		}
 		if late {
 			return // expire counted, recorded and reported t
 		}
-		p.record(t, start, end)
-		if t.done != nil {
-			t.done(err)
+		w.lat.add(p, t, start, end)
+		t.report(err)
+		if t.timer == nil || stopped {
+			t.recycle() // nothing else refers to t now
 		}
 	}()
 	t.fn()
@@ -629,9 +684,7 @@ func (p *Pool) expire(w *worker, t *task, start time.Time) {
 		go p.work(fresh, next)
 	}
 	p.record(t, start, end)
-	if t.done != nil {
-		t.done(fmt.Errorf("%w: ran past %v", ErrTimeout, t.timeout))
-	}
+	t.report(fmt.Errorf("%w: ran past %v", ErrTimeout, t.timeout))
 }
 
 // abandonLocked takes w's goroutine, whose task timed out, out of its slot
@@ -680,9 +733,7 @@ func (p *Pool) runInline(t *task) {
 		}
 		p.mu.Unlock()
 		p.record(t, start, end)
-		if t.done != nil {
-			t.done(err)
-		}
+		t.report(err)
 		p.inlineWG.Done()
 	}()
 	t.fn()
@@ -691,14 +742,68 @@ func (p *Pool) runInline(t *task) {
 
 // record adds one finished task to the latency recorders.
 func (p *Pool) record(t *task, start, end time.Time) {
-	p.wait.Record(int64(start.Sub(t.submitted)))
-	p.run.Record(int64(end.Sub(start)))
-	p.total.Record(int64(end.Sub(t.submitted)))
+	p.wait.RecordAt(hist.Sample{NS: int64(start.Sub(t.submitted)), At: end})
+	p.run.RecordAt(hist.Sample{NS: int64(end.Sub(start)), At: end})
+	p.total.RecordAt(hist.Sample{NS: int64(end.Sub(t.submitted)), At: end})
+}
+
+// latBatch is how many tasks' latencies a worker keeps before it records
+// them into the pool's recorders itself; Stats records what is kept first.
+const latBatch = 32
+
+// latBuf is a slot's latencies not yet recorded: the worker appends under
+// its own lock (never contended but by Stats), instead of taking the three
+// shared recorders' locks per task. Each value keeps its time, so the
+// window sees it where it would have been (hist.Recorder.RecordAt).
+type latBuf struct {
+	mu               sync.Mutex
+	n                int
+	wait, run, total [latBatch]hist.Sample
+}
+
+// add keeps t's latencies, recording the batch first when it is full.
+func (b *latBuf) add(p *Pool, t *task, start, end time.Time) {
+	b.mu.Lock()
+	if b.n == latBatch {
+		b.flushLocked(p)
+	}
+	b.wait[b.n] = hist.Sample{NS: int64(start.Sub(t.submitted)), At: end}
+	b.run[b.n] = hist.Sample{NS: int64(end.Sub(start)), At: end}
+	b.total[b.n] = hist.Sample{NS: int64(end.Sub(t.submitted)), At: end}
+	b.n++
+	b.mu.Unlock()
+}
+
+// flush records what b keeps into p's recorders.
+func (b *latBuf) flush(p *Pool) {
+	b.mu.Lock()
+	b.flushLocked(p)
+	b.mu.Unlock()
+}
+
+func (b *latBuf) flushLocked(p *Pool) {
+	if b.n == 0 {
+		return
+	}
+	p.wait.RecordAt(b.wait[:b.n]...)
+	p.run.RecordAt(b.run[:b.n]...)
+	p.total.RecordAt(b.total[:b.n]...)
+	b.n = 0
+}
+
+// discard drops what b keeps (ResetLatency).
+func (b *latBuf) discard() {
+	b.mu.Lock()
+	b.n = 0
+	b.mu.Unlock()
 }
 
 // ResetLatency empties the latency recorders (window and since-reset).
 // Counts and busy times are not reset.
 func (p *Pool) ResetLatency() {
+	for _, w := range p.liveWorkers() {
+		w.lat.discard()
+	}
 	p.wait.Reset()
 	p.run.Reset()
 	p.total.Reset()
@@ -749,9 +854,7 @@ func (p *Pool) Close() {
 	}
 	p.mu.Unlock()
 	for _, t := range dropped {
-		if t.done != nil {
-			t.done(ErrClosed)
-		}
+		t.report(ErrClosed)
 	}
 	p.wg.Wait()
 	p.timerWG.Wait()
@@ -787,10 +890,24 @@ func (p *Pool) Stats() Stats {
 	s.At = p.now()
 	for i, w := range ws[:n] {
 		w.read(s.At, &s.Workers[i])
+		w.lat.flush(p)
 	}
 	s.Wait, s.Run, s.Total = p.wait.Window(), p.run.Window(), p.total.Window()
 	s.WaitAll, s.RunAll, s.TotalAll = p.wait.Total(), p.run.Total(), p.total.Total()
 	return s
+}
+
+// liveWorkers returns the workers in the slots now.
+func (p *Pool) liveWorkers() []*worker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ws []*worker
+	for _, w := range p.slots {
+		if w != nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 // Counts returns the pool's counts, read under one lock, so the invariant
@@ -1013,4 +1130,15 @@ func (l *taskList) remove(t *task) {
 		l.tail = t.prev
 	}
 	t.prev, t.next = nil, nil
+}
+
+// monoClock is the default Options.Now: a clock that reads only the
+// monotonic clock. time.Now reads the wall clock and the monotonic clock
+// (two vDSO reads, ~36 ns here); time.Since on a time that carries a
+// monotonic reading reads one (~21 ns), and the pool reads its clock three
+// times per task. Its wall time is New's plus the monotonic time elapsed,
+// so it does not follow wall-clock steps; only differences are used.
+func monoClock() func() time.Time {
+	t0 := time.Now()
+	return func() time.Time { return t0.Add(time.Since(t0)) }
 }

@@ -1064,3 +1064,33 @@ func TestRestartedSlotCountsFromZero(t *testing.T) {
 		t.Fatalf("busy %v", busy)
 	}
 }
+
+// TestSubmitAndDoAllocateNothing pins the dispatch path's zero allocations
+// per task (a recycled task, Do's reply channel from a free list, latencies
+// kept per worker). A GC in the middle empties the free lists, hence an
+// average under 0.1 rather than exactly 0.
+func TestSubmitAndDoAllocateNothing(t *testing.T) {
+	p, err := New(Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	task := func() {}
+	if a := testing.AllocsPerRun(2000, func() {
+		if err := p.Do(task); err != nil {
+			t.Fatal(err)
+		}
+	}); a >= 0.1 {
+		t.Errorf("Do: %.2f allocs per task, want 0", a)
+	}
+	done := make(chan struct{}, 1)
+	signal := func(error) { done <- struct{}{} }
+	if a := testing.AllocsPerRun(2000, func() {
+		if err := p.Submit(task, signal); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}); a >= 0.1 {
+		t.Errorf("Submit: %.2f allocs per task, want 0", a)
+	}
+}
