@@ -1094,3 +1094,54 @@ func TestSubmitAndDoAllocateNothing(t *testing.T) {
 		t.Errorf("Submit: %.2f allocs per task, want 0", a)
 	}
 }
+
+// TestOnCPUMatchesTheThreadClock: a task burns a known amount of CPU time
+// (200ms of its own thread clock, however long that takes in wall time on
+// a busy machine) on the only worker; the worker's OnCPU, read by Stats
+// while the task burns and after it, agrees with the task's own reading of
+// its thread clock: mid-run no more than the final figure, and at the end
+// within 5% above it (the run also holds the pool's bookkeeping) and never
+// below it.
+func TestOnCPUMatchesTheThreadClock(t *testing.T) {
+	if !onCPUKnown {
+		t.Skip("no thread CPU clock on this OS")
+	}
+	const burn = 200 * time.Millisecond
+	p := newPool(t, Options{Size: 1})
+	var burned atomic.Int64 // the task's own thread CPU time so far, ns
+	done := make(chan error, 1)
+	if err := p.Submit(func() {
+		c0, ok := selfCPU()
+		if !ok {
+			panic("no thread clock")
+		}
+		for {
+			c, _ := selfCPU()
+			burned.Store(int64(c - c0))
+			if c-c0 >= burn {
+				return
+			}
+			for i := 0; i < 20000; i++ { // ~tens of us of work between reads
+				sinkWork = sinkWork*31 + uint64(i)
+			}
+		}
+	}, func(err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the task has burned 50ms", func() bool { return burned.Load() > int64(50*time.Millisecond) })
+	mid := p.Stats().Workers[0]
+	recv(t, "done", done)
+	end := p.Stats().Workers[0]
+	own := time.Duration(burned.Load())
+	if !mid.OnCPUKnown || !end.OnCPUKnown {
+		t.Fatalf("on-CPU unknown: mid %+v end %+v", mid, end)
+	}
+	if mid.OnCPU <= 0 || mid.OnCPU > end.OnCPU {
+		t.Errorf("mid-run on-CPU %v, want in (0, %v]", mid.OnCPU, end.OnCPU)
+	}
+	if end.OnCPU < own || float64(end.OnCPU) > 1.05*float64(own) {
+		t.Errorf("worker on-CPU %v, task's own thread clock %v: want within +5%%", end.OnCPU, own)
+	}
+}
+
+var sinkWork uint64
