@@ -3,7 +3,6 @@ package pool
 import (
 	"errors"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -51,9 +50,10 @@ var errGoexit = errors.New("pool: task called runtime.Goexit")
 // without a timeout arm nothing; their only extra cost is a state write
 // under mu that is taken anyway.
 type Pool struct {
-	now    func() time.Time
-	inline func(fn func())
-	maxQ   int
+	now     func() time.Time
+	inline  func(fn func())
+	maxQ    int
+	onPanic func(any) // Options.PanicHandler
 
 	taskTimeout  time.Duration // Options.TaskTimeout; 0 = none
 	maxAbandoned int64         // cap on abandoned; 0 = none may be
@@ -214,6 +214,7 @@ func New(o Options) (*Pool, error) {
 	p := &Pool{
 		now:          o.Now,
 		inline:       o.Inline,
+		onPanic:      o.PanicHandler,
 		maxQ:         o.MaxQueue,
 		taskTimeout:  max(o.TaskTimeout, 0),
 		maxAbandoned: int64(o.MaxAbandoned),
@@ -485,7 +486,7 @@ func (p *Pool) removeIdle(w *worker) {
 // they did not run in parallel: BenchmarkDispatch/offtop-2workers (bench/) read 4.7 us
 // per task that way, 0.9 us with one lock per run.)
 func (p *Pool) work(w *worker, t *task) {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
+	defer p.recoverInternal()
 	var th threadLock
 	counted := true // this goroutine counts in p.wg
 	defer func() {
@@ -538,7 +539,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 	if t.timeout > 0 {
 		p.timerWG.Add(1)
 		t.timer = time.AfterFunc(t.timeout, func() {
-			defer guard.Recover()
+			defer p.recoverInternal()
 			defer p.timerWG.Done()
 			p.expire(w, t, start)
 		})
@@ -572,6 +573,20 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 	t.fn()
 	ok = true
 	return nil, false, false
+}
+
+// recoverInternal, deferred by the pool's own goroutines (workers, timeout
+// timers), hands a panic that is not a task's (a done callback's, or the
+// pool's own bug) to Options.PanicHandler; the goroutine then ends, its
+// defers run. Without a handler it does not recover: the panic crashes the
+// program as an unrecovered one does.
+func (p *Pool) recoverInternal() {
+	if p.onPanic == nil {
+		return
+	}
+	if v := recover(); v != nil {
+		p.onPanic(v)
+	}
 }
 
 // panicError wraps what recover returned. recover returns nil in a deferred

@@ -1145,3 +1145,18 @@ func TestOnCPUMatchesTheThreadClock(t *testing.T) {
 }
 
 var sinkWork uint64
+
+// TestPanicHandlerGetsADoneCallbacksPanic: a panic in a done callback is
+// not a task's (it cannot be handed to done): it goes to
+// Options.PanicHandler, not to the program-wide crash handler, and Close
+// (newPool's cleanup) still returns.
+func TestPanicHandlerGetsADoneCallbacksPanic(t *testing.T) {
+	got := make(chan any, 1)
+	p := newPool(t, Options{Size: 1, PanicHandler: func(v any) { got <- v }})
+	if err := p.Submit(func() {}, func(error) { panic("done callback bug") }); err != nil {
+		t.Fatal(err)
+	}
+	if v := recv(t, "the handler's value", got); v != "done callback bug" {
+		t.Fatalf("handler got %v", v)
+	}
+}
