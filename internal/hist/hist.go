@@ -1,14 +1,16 @@
 // Package hist records latencies into HDR histograms over a sliding time
 // window and since the last reset, and reads them back with one percentile
-// convention. It wraps github.com/HdrHistogram/hdrhistogram-go once, so the
-// rest of offtop never sees hdr's 0..100 percentile API or its range rules.
+// convention. The buckets, percentiles and max are HdrHistogram's (the
+// layout of github.com/HdrHistogram/hdrhistogram-go for the range and
+// precision below; its tests read the same values through hdrhistogram-go
+// and require the same figures), kept in plain arrays so that recording is
+// a few increments and the window slides without merging: the rest of
+// offtop never sees hdr's 0..100 percentile API or its range rules.
 package hist
 
 import (
 	"sync"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Range and precision of every Recorder. Values are nanoseconds.
@@ -37,27 +39,8 @@ type Summary struct {
 	Clamped int64
 }
 
-// Summarize reads h. h is not modified.
-func Summarize(h *hdr.PackedHistogram) Summary {
-	n := h.TotalCount()
-	if n == 0 {
-		return Summary{}
-	}
-	return Summary{
-		P50:   time.Duration(h.ValueAtPercentile(50)),
-		P90:   time.Duration(h.ValueAtPercentile(90)),
-		P99:   time.Duration(h.ValueAtPercentile(99)),
-		P999:  time.Duration(h.ValueAtPercentile(99.9)),
-		Max:   time.Duration(h.Max()),
-		Count: n,
-	}
-}
-
-// NewHistogram returns an empty histogram with the package's range. It is
-// hdr's sparse (packed) form: it holds only the buckets that have counts,
-// so merging, reading a percentile and reading the max cost time in
-// proportion to the buckets in use, not to the range.
-func NewHistogram() *hdr.PackedHistogram { return hdr.NewPacked(Lowest, Highest, SigFigs) }
+// durationOf is a value in ns as a Duration.
+func durationOf(ns int64) time.Duration { return time.Duration(ns) }
 
 // Recorder keeps a sliding window and a since-reset histogram of the same
 // values. It is safe for concurrent use; mu guards everything below it.
@@ -67,25 +50,22 @@ func NewHistogram() *hdr.PackedHistogram { return hdr.NewPacked(Lowest, Highest,
 // to call a rotate method on a timer: a read or write first advances the
 // window to now.
 //
-// What a read costs: a value is recorded into its slot and the since-reset
-// histogram (sparse: a binary search, or an increment of the last bucket
-// hit). A read of the window merges the current slot into the sum of the
-// others, which is rebuilt only when the window has moved one slot; a read
-// computes percentiles only when something was recorded (or the window
-// moved) since the last read of the same thing, and returns the kept
-// Summary otherwise. All of it is in proportion to the buckets in use
-// (tens for a probe), never to the histogram's range times the slots.
+// What it costs: a value is counted in its slot, in the window's running
+// sum and in the since-reset histogram (three increments of a dense
+// array: a few ns). When the window moves past a slot, the slot's counts
+// are taken off the sum (in proportion to the buckets it used). A read
+// scans the buckets in use of the sum (or of the total) once, and only
+// when something changed since the last read of the same thing; otherwise
+// it returns the kept Summary. Nothing grows with the number of slots or
+// with the window's span.
 type Recorder struct {
-	now   func() time.Time
-	slot  time.Duration
-	mu    sync.Mutex
-	slots []*hdr.PackedHistogram // ring: slots[epoch%len] is current
-	epoch int64                  // index of the slot the current one stands for
-	total *hdr.PackedHistogram
-	// older is the sum of every slot but the current one, valid while
-	// olderOK; win is older plus the current slot, the last window read.
-	older, win       *hdr.PackedHistogram
-	olderOK          bool
+	now              func() time.Time
+	slot             time.Duration
+	mu               sync.Mutex
+	slots            []counts // ring: slots[epoch%len] is current
+	epoch            int64    // index of the slot the current one stands for
+	win              counts   // the sum of slots
+	total            counts
 	winSum, totalSum Summary // the last reads, valid while winOK, totalOK
 	winOK, totalOK   bool
 	clampedW         []int64 // clamped count per slot, parallel to slots
@@ -108,15 +88,8 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	r := &Recorder{
 		now:      now,
 		slot:     window / DefaultSlots,
-		slots:    make([]*hdr.PackedHistogram, DefaultSlots),
-		total:    NewHistogram(),
-		older:    NewHistogram(),
-		win:      NewHistogram(),
-		olderOK:  true,
+		slots:    make([]counts, DefaultSlots),
 		clampedW: make([]int64, DefaultSlots),
-	}
-	for i := range r.slots {
-		r.slots[i] = NewHistogram()
 	}
 	if r.slot <= 0 {
 		r.slot = 1
@@ -125,14 +98,11 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	return r
 }
 
-// cur is the current slot. Callers hold mu.
-func (r *Recorder) cur() int { return int(r.epoch % int64(len(r.slots))) }
-
-// advance rotates the window up to the current time: each slot the clock
-// has passed is emptied for reuse. Callers hold mu.
+// advance rotates the window up to the current time. Callers hold mu.
 func (r *Recorder) advance() { r.advanceTo(r.now()) }
 
-// advanceTo is advance with the time read by the caller. A time before the
+// advanceTo rotates the window up to now: each slot the clock has passed
+// leaves the window's sum and is emptied for reuse. A time before the
 // current slot changes nothing. Callers hold mu.
 func (r *Recorder) advanceTo(now time.Time) {
 	e := now.UnixNano() / int64(r.slot)
@@ -143,12 +113,15 @@ func (r *Recorder) advanceTo(now time.Time) {
 	steps = min(steps, int64(len(r.slots)))
 	for range steps {
 		r.epoch++
-		c := r.cur()
-		r.slots[c].Reset()
+		c := int(r.epoch % int64(len(r.slots)))
+		if r.slots[c].n > 0 {
+			r.win.sub(&r.slots[c])
+			r.slots[c].reset()
+			r.winOK = false
+		}
 		r.clampedW[c] = 0
 	}
 	r.epoch = e
-	r.olderOK, r.winOK = false, false
 }
 
 // clamp limits v to [0, Highest] and reports whether it was above Highest.
@@ -210,27 +183,24 @@ func (r *Recorder) RecordAt(s ...Sample) {
 func (r *Recorder) recordLocked(ns, interval int64) { r.recordSlot(ns, interval, 0) }
 
 // recordSlot records into the slot back slots before the current one (none
-// if that is out of the window or back < 0) and into the total. Callers
-// hold mu.
+// if that is out of the window or back < 0), the window's sum and the
+// total. Callers hold mu.
 func (r *Recorder) recordSlot(ns, interval, back int64) {
 	v, over := clamp(ns)
 	r.winOK, r.totalOK = false, false
 	if over {
 		r.clamped++
 	}
-	// Values are in range after clamp, so no record can fail.
-	_ = r.total.RecordCorrectedValue(v, max(interval, 0))
+	r.total.addCorrected(v, interval)
 	if back < 0 || back >= int64(len(r.slots)) {
 		return
 	}
 	c := int((r.epoch - back) % int64(len(r.slots)))
-	if back > 0 {
-		r.olderOK = false
-	}
 	if over {
 		r.clampedW[c]++
 	}
-	_ = r.slots[c].RecordCorrectedValue(v, max(interval, 0))
+	r.slots[c].addCorrected(v, interval)
+	r.win.addCorrected(v, interval)
 }
 
 // Window summarizes the values recorded in the sliding window.
@@ -241,20 +211,7 @@ func (r *Recorder) Window() Summary {
 	if r.winOK {
 		return r.winSum
 	}
-	c := r.cur()
-	if !r.olderOK {
-		r.older.Reset()
-		for i, h := range r.slots {
-			if i != c {
-				r.older.Merge(h)
-			}
-		}
-		r.olderOK = true
-	}
-	r.win.Reset()
-	r.win.Merge(r.older)
-	r.win.Merge(r.slots[c])
-	s := Summarize(r.win)
+	s := r.win.summary()
 	for _, n := range r.clampedW {
 		s.Clamped += n
 	}
@@ -269,7 +226,7 @@ func (r *Recorder) Total() Summary {
 	if r.totalOK {
 		return r.totalSum
 	}
-	s := Summarize(r.total)
+	s := r.total.summary()
 	s.Clamped = r.clamped
 	r.totalSum, r.totalOK = s, true
 	return s
@@ -279,13 +236,13 @@ func (r *Recorder) Total() Summary {
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, h := range r.slots {
-		h.Reset()
+	for i := range r.slots {
+		r.slots[i].reset()
 		r.clampedW[i] = 0
 	}
+	r.win.reset()
+	r.total.reset()
 	r.epoch = r.now().UnixNano() / int64(r.slot)
-	r.total.Reset()
-	r.older.Reset()
 	r.clamped = 0
-	r.olderOK, r.winOK, r.totalOK = true, false, false
+	r.winOK, r.totalOK = false, false
 }

@@ -234,3 +234,38 @@ func TestRecordAtUsesTheGivenTime(t *testing.T) {
 		t.Fatalf("window %+v, want empty: both values were in the 900ms slot", w)
 	}
 }
+
+// FuzzMatchesHdr: for any values and any correction interval, the
+// since-reset read and (under a frozen clock) the window read equal what
+// hdrhistogram-go's dense Histogram reads for the same recording, and the
+// top of every value's bucket is hdr's highest equivalent value.
+// go test -fuzz FuzzMatchesHdr ./internal/hist
+func FuzzMatchesHdr(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, int64(0))
+	f.Add([]byte("0123456789abcdef0123456789abcdef"), int64(10*time.Millisecond))
+	f.Fuzz(func(t *testing.T, b []byte, interval int64) {
+		// Bounded correction work: at most 10^4 values added per value.
+		if interval = interval % int64(time.Second); interval > 0 {
+			interval = max(interval, int64(time.Millisecond))
+		}
+		c := &fakeClock{t: time.Unix(1000, 0)}
+		r := NewRecorder(5*time.Second, c.now)
+		dense := hdr.New(Lowest, Highest, SigFigs)
+		for ; len(b) >= 8; b = b[8:] {
+			v := int64(binary.LittleEndian.Uint64(b)) % (10 * int64(time.Second))
+			v = max(v, 0)
+			r.RecordCorrected(v, interval)
+			_ = dense.RecordCorrectedValue(v, max(interval, 0))
+			if top := highest(index(v)); !dense.ValuesAreEquivalent(v, top) || (top < Highest && dense.ValuesAreEquivalent(v, top+1)) {
+				t.Fatalf("value %d: bucket top %d is not hdr's highest equivalent value", v, top)
+			}
+		}
+		want := denseSummary(dense)
+		if got := r.Total(); got != want {
+			t.Fatalf("total %+v, hdr %+v", got, want)
+		}
+		if got := r.Window(); got != want {
+			t.Fatalf("window %+v, hdr %+v", got, want)
+		}
+	})
+}
