@@ -1,0 +1,148 @@
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// errGoexit is the PanicError value of a task that called runtime.Goexit.
+var errGoexit = errors.New("pool: task called runtime.Goexit")
+
+// task is one submitted function. Its scheduling fields are guarded by
+// Pool.mu; fn, done, submitted and timeout are set before it is shared;
+// timer belongs to the worker goroutine running the task.
+type task struct {
+	fn        func()
+	done      func(error)
+	reply     chan<- error // Do's: gets what done would (cap 1); nil for Submit
+	submitted time.Time
+	timeout   time.Duration // run-time limit on a worker; 0 = none
+	timer     *time.Timer   // armed while the task runs with a timeout
+
+	state      taskState
+	prev, next *task // links in Pool.pending
+}
+
+// tasks recycles task structs: Submit allocates nothing in the steady
+// state. A task goes back only when nothing can refer to it any more: it
+// finished on a worker with no timer armed (or one stopped before it
+// fired), or was refused. Tasks run by Inline, dropped by Close or timed
+// out are left to the garbage collector (an Inline wrapper may run twice,
+// a timer or an abandoned goroutine may still hold the task).
+var tasks = sync.Pool{New: func() any { return new(task) }}
+
+// replies are Do's reply channels (cap 1, empty when in the pool).
+var replies = sync.Pool{New: func() any { return make(chan error, 1) }}
+
+// newTask returns a task from the free list set up to run fn.
+func newTask(fn func(), done func(error), reply chan<- error, submitted time.Time, timeout time.Duration) *task {
+	t := tasks.Get().(*task)
+	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, submitted, timeout
+	return t
+}
+
+// report hands err to the task's submitter: done, or Do's reply channel.
+func (t *task) report(err error) {
+	if t.done != nil {
+		t.done(err)
+	}
+	if t.reply != nil {
+		t.reply <- err // cap 1, one report per task: never blocks
+	}
+}
+
+// recycle clears t and returns it to the free list.
+func (t *task) recycle() {
+	*t = task{}
+	tasks.Put(t)
+}
+
+type taskState uint8
+
+const (
+	stQueued   taskState = iota // in Pool.queue, handed to a worker, or running on it
+	stPending                   // handed to Inline, not started
+	stStarted                   // started by the Inline wrapper
+	stDropped                   // dropped by Close
+	stFinished                  // returned (or panicked) on a worker, counted
+	stTimedOut                  // ran past its timeout on a worker, counted
+)
+
+// panicError wraps what recover returned. recover returns nil in a deferred
+// call only when the task called runtime.Goexit (panic(nil) panics with
+// *runtime.PanicNilError since Go 1.21).
+func panicError(r any) error {
+	if r == nil {
+		r = errGoexit
+	}
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}
+
+// sprint formats a panic value.
+func sprint(v any) string { return fmt.Sprint(v) }
+
+// fifo is a ring buffer of tasks. Its size is a power of two.
+type fifo struct {
+	buf  []*task
+	head int
+	n    int
+}
+
+func (q *fifo) len() int { return q.n }
+
+func (q *fifo) push(t *task) {
+	if q.n == len(q.buf) {
+		nb := make([]*task, max(16, 2*len(q.buf)))
+		for i := 0; i < q.n; i++ {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = t
+	q.n++
+}
+
+// pop returns the oldest task, or nil when empty.
+func (q *fifo) pop() *task {
+	if q.n == 0 {
+		return nil
+	}
+	t := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	if q.n == 0 && len(q.buf) > 1<<12 {
+		q.buf, q.head = nil, 0 // let a burst's memory go
+	}
+	return t
+}
+
+// taskList is a doubly linked list of tasks (Pool.pending).
+type taskList struct{ head, tail *task }
+
+func (l *taskList) pushBack(t *task) {
+	t.prev, t.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = t
+	} else {
+		l.head = t
+	}
+	l.tail = t
+}
+
+func (l *taskList) remove(t *task) {
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		l.head = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		l.tail = t.prev
+	}
+	t.prev, t.next = nil, nil
+}
