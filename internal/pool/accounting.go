@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
 )
 
@@ -99,7 +100,7 @@ func (p *Pool) ResetLatency() {
 // goroutine to its OS thread and reads the thread's id and CPU clock.
 func (w *runAcct) beginRun(start time.Time, th *threadLock) {
 	th.acquire()
-	cpu, ok := selfCPU()
+	cpu, ok := cpuclock.Self()
 	w.mu.Lock()
 	w.run++
 	th.run = w.run
@@ -112,7 +113,7 @@ func (w *runAcct) beginRun(start time.Time, th *threadLock) {
 // that thread. When detach already ended that run (the goroutine was
 // abandoned), it only unlocks the thread.
 func (w *runAcct) endRun(end time.Time, th *threadLock) {
-	cpu, ok := selfCPU()
+	cpu, ok := cpuclock.Self()
 	w.mu.Lock()
 	if w.inRun && w.run == th.run {
 		if d := end.Sub(w.runStart); d > 0 {
@@ -147,7 +148,7 @@ func (w *runAcct) detach(end time.Time) {
 	}
 	cpuOK := false
 	if w.tid != 0 && w.cpu0OK {
-		if cpu, ok := threadCPU(w.tid); ok {
+		if cpu, ok := cpuclock.Thread(w.tid); ok {
 			cpuOK = true
 			if d := cpu - w.cpu0; d > 0 {
 				w.onCPU += d
@@ -175,7 +176,7 @@ func (w *runAcct) read(at time.Time, ws *WorkerStats) {
 		ws.Busy += d
 	}
 	if w.tid != 0 && w.cpu0OK {
-		if cpu, ok := threadCPU(w.tid); ok {
+		if cpu, ok := cpuclock.Thread(w.tid); ok {
 			if d := cpu - w.cpu0; d > 0 {
 				ws.OnCPU += d
 			}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
 )
 
@@ -277,7 +278,7 @@ func (p *Pool) resizeLocked(n int) {
 			need--
 			p.gen++
 			w := &worker{slot: s, gen: p.gen, started: p.now(),
-				wake: make(chan *task, 1), runAcct: &runAcct{cpuOK: onCPUKnown}}
+				wake: make(chan *task, 1), runAcct: &runAcct{cpuOK: cpuclock.Known}}
 			p.slots[s] = w
 			t := p.queue.pop()
 			if t != nil {
