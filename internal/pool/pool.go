@@ -59,6 +59,7 @@ type Pool struct {
 	size   int              // target size = live workers not retiring
 	slots  [MaxSize]*worker // live workers (retiring included) by slot
 	idle   []*worker        // idle workers; the last gets the next task
+	free   []*task          // finished tasks to reuse (taskLocked, freeLocked)
 	queue  fifo             // tasks waiting for a worker
 	// pending lists tasks handed to Inline and not yet started.
 	pending taskList
@@ -152,23 +153,27 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 	if fn == nil {
 		panic("pool: Submit of nil func")
 	}
-	return p.submitTask(newTask(fn, done, nil, p.now(), timeout))
+	return p.submitTask(fn, done, nil, timeout)
 }
 
-// submitTask queues t (a task from newTask). On error t is recycled.
-func (p *Pool) submitTask(t *task) error {
+// submitTask queues a task for fn (a recycled one when there is one) that
+// reports to done or reply.
+func (p *Pool) submitTask(fn func(), done func(error), reply chan<- error, timeout time.Duration) error {
+	now := p.now()
 	p.mu.Lock()
+	t := p.taskLocked()
+	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, now, timeout
 	if p.size == 0 && p.inline != nil && !p.closed {
 		p.mu.Unlock()
 		return p.submitInline(t)
 	}
 	w, err := p.submitLocked(t)
+	if err != nil {
+		p.freeLocked(t)
+	}
 	p.mu.Unlock()
 	if w != nil {
 		w.wake <- t // never blocks: w was idle, and only we took it off the list
-	}
-	if err != nil {
-		t.recycle()
 	}
 	return err
 }
@@ -211,7 +216,7 @@ func (p *Pool) Do(fn func()) error {
 		panic("pool: Do of nil func")
 	}
 	ch := replies.Get().(chan error)
-	if err := p.submitTask(newTask(fn, nil, ch, p.now(), p.taskTimeout)); err != nil {
+	if err := p.submitTask(fn, nil, ch, p.taskTimeout); err != nil {
 		replies.Put(ch)
 		return err
 	}

@@ -26,22 +26,36 @@ type task struct {
 	prev, next *task // links in Pool.pending
 }
 
-// tasks recycles task structs: Submit allocates nothing in the steady
-// state. A task goes back only when nothing can refer to it any more: it
-// finished on a worker with no timer armed (or one stopped before it
-// fired), or was refused. Tasks run by Inline, dropped by Close or timed
-// out are left to the garbage collector (an Inline wrapper may run twice,
-// a timer or an abandoned goroutine may still hold the task).
-var tasks = sync.Pool{New: func() any { return new(task) }}
-
 // replies are Do's reply channels (cap 1, empty when in the pool).
 var replies = sync.Pool{New: func() any { return make(chan error, 1) }}
 
-// newTask returns a task from the free list set up to run fn.
-func newTask(fn func(), done func(error), reply chan<- error, submitted time.Time, timeout time.Duration) *task {
-	t := tasks.Get().(*task)
-	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, submitted, timeout
-	return t
+// maxFree bounds the free list of tasks (Pool.free): what a burst leaves
+// there beyond it goes to the garbage collector.
+const maxFree = 4096
+
+// taskLocked returns a task to fill: a finished one from the free list, or
+// a new one. Submit allocates nothing in the steady state: a task goes back
+// (freeLocked) only when nothing can refer to it any more: it finished on
+// a worker with no timer armed (or one stopped before it fired), or was
+// refused. Tasks run by Inline, dropped by Close or timed out are left to
+// the garbage collector (an Inline wrapper may run twice, a timer or an
+// abandoned goroutine may still hold the task). Callers hold mu.
+func (p *Pool) taskLocked() *task {
+	if n := len(p.free); n > 0 {
+		t := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		return t
+	}
+	return new(task)
+}
+
+// freeLocked clears t and puts it on the free list. Callers hold mu.
+func (p *Pool) freeLocked(t *task) {
+	*t = task{}
+	if len(p.free) < maxFree {
+		p.free = append(p.free, t)
+	}
 }
 
 // report hands err to the task's submitter: done, or Do's reply channel.
@@ -52,12 +66,6 @@ func (t *task) report(err error) {
 	if t.reply != nil {
 		t.reply <- err // cap 1, one report per task: never blocks
 	}
-}
-
-// recycle clears t and returns it to the free list.
-func (t *task) recycle() {
-	*t = task{}
-	tasks.Put(t)
 }
 
 type taskState uint8

@@ -14,6 +14,10 @@ type worker struct {
 	gen     uint64
 	started time.Time
 	wake    chan *task // cap 1: one send per idle period; nil means exit
+	// spare is the last task this worker finished and reported, which no
+	// one refers to any more: the worker's goroutine sets it, and hands it
+	// to Pool.free under Pool.mu at its next finish.
+	spare *task
 
 	// Guarded by Pool.mu.
 	idle      bool // in Pool.idle
@@ -125,7 +129,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		w.lat.add(p, t, start, end)
 		t.report(err)
 		if t.timer == nil || stopped {
-			t.recycle() // nothing else refers to t now
+			w.spare = t // nothing else refers to t now: freed at the next finish
 		}
 	}()
 	t.fn()
@@ -155,6 +159,10 @@ func (p *Pool) recoverInternal() {
 func (p *Pool) finishOnWorker(w *worker, t *task, err error) (next *task, exit, late, abandoned bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if w.spare != nil {
+		p.freeLocked(w.spare)
+		w.spare = nil
+	}
 	if t.state == stTimedOut {
 		if w.abandoned {
 			p.abandoned--
