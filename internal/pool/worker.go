@@ -128,8 +128,10 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		}
 		w.lat.add(p, t, start, end)
 		t.report(err)
-		if t.timer == nil || stopped {
-			w.spare = t // nothing else refers to t now: freed at the next finish
+		if !exit && (t.timer == nil || stopped) {
+			// Nothing else refers to t now: freed at this worker's next
+			// finish. (On exit w may already belong to a replacement.)
+			w.spare = t
 		}
 	}()
 	t.fn()
