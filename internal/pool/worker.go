@@ -43,10 +43,16 @@ type worker struct {
 // Stats in between. The run ends, and the thread is unlocked, before the
 // worker waits for work: a hand-off to an idle worker stays an ordinary
 // goroutine wake-up (STACK.md), while a worker draining a backlog makes no
-// syscall per task. (Lock, gettid and clock reads around every task cost 3
-// syscalls per task, ~2 us each on the 2-core VM this was measured on, and
-// they did not run in parallel: BenchmarkDispatch/offtop-2workers (bench/) read 4.7 us
-// per task that way, 0.9 us with one lock per run.)
+// syscall per task; Stats reads the clock of each worker in a run from
+// outside (cpuclock.Thread), once per call. A run costs three syscalls
+// (gettid and a clock read at its start, a clock read at its end: ~0.4 us
+// together on the machine of BENCHMARKS.md), paid when an idle worker is
+// woken, never between back-to-back tasks. The alternatives measured: the
+// same reads around every task made BenchmarkDispatch/offtop-2workers 4.7
+// us per task on a VM with slow syscalls (0.9 us per run); a worker locked
+// to its thread for life, so the sampler alone could read its clock, makes
+// every hand-off to an idle worker wake that particular thread: 8 us per
+// hand-off against 0.15 us for an unlocked goroutine here.
 func (p *Pool) work(w *worker, t *task) {
 	defer p.recoverInternal()
 	var th threadLock
