@@ -43,6 +43,11 @@ func FuzzParseArgs(f *testing.F) {
 			if msg := ue.Error(); msg == "" || strings.ContainsAny(msg, "\r\n") {
 				t.Fatalf("%q: usage error %q, want one non-empty line", args, msg)
 			}
+			// Every typed value is quoted cut (quote): the line stays short
+			// whatever was typed, the reason whole.
+			if n := len(ue.Error()); n > 600 {
+				t.Fatalf("%q: usage error of %d bytes: a value not cut", args, n)
+			}
 			return
 		case err != nil:
 			t.Fatalf("%q: error %v (%T) is not a usage error", args, err, err)
@@ -59,6 +64,10 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("%q: resolution %v accepted", args, c.Resolution)
 		case c.Window < c.Interval:
 			t.Fatalf("%q: window %v < interval %v accepted", args, c.Window, c.Interval)
+		case c.Interval < c.Resolution:
+			t.Fatalf("%q: interval %v < resolution %v accepted", args, c.Interval, c.Resolution)
+		case c.Window < minWindowProbes*c.Resolution:
+			t.Fatalf("%q: window %v < %d x resolution %v accepted", args, c.Window, minWindowProbes, c.Resolution)
 		case !(c.Scale > 0 && c.Scale <= 1000):
 			t.Fatalf("%q: scale %v accepted", args, c.Scale)
 		case c.GOMAXPROCS < 0 || c.GOMAXPROCS > runtime.NumCPU():

@@ -317,13 +317,13 @@ func TestHeadlessIntoClosedPipe(t *testing.T) {
 	}
 }
 
-// TestStopTheWorldFromOutside: SIGSTOP for 12s, then SIGCONT. offtop must
-// not panic, its probe max must read at least the 12s it was stopped (the
+// TestStopTheWorldFromOutside: SIGSTOP for 4s, then SIGCONT. offtop must
+// not panic, its probe max must read at least the 4s it was stopped (the
 // histogram holds up to 100s, beyond that it clamps and counts), the
 // skipped sample times are counted, and sampling resumes.
 func TestStopTheWorldFromOutside(t *testing.T) {
 	if testing.Short() {
-		t.Skip("14s of real time")
+		t.Skip("6s of real time")
 	}
 	bin := buildBinary(t)
 	var stdout, stderr bytes.Buffer
@@ -334,7 +334,7 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	cmd.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(12 * time.Second)
+	time.Sleep(4 * time.Second)
 	cmd.Process.Signal(syscall.SIGCONT)
 	time.Sleep(1500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -353,13 +353,13 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatalf("last line: %v", err)
 	}
-	if last.ProbeTotal.Max == nil || *last.ProbeTotal.Max < 12000 {
-		t.Errorf("probe max %v ms after a 12s stop, want >= 12000", last.ProbeTotal.Max)
+	if last.ProbeTotal.Max == nil || *last.ProbeTotal.Max < 4000 {
+		t.Errorf("probe max %v ms after a 4s stop, want >= 4000", last.ProbeTotal.Max)
 	}
-	if last.SamplesMissed < 40 {
-		t.Errorf("samples_missed %d after 12s stopped at 250ms, want about 48", last.SamplesMissed)
+	if last.SamplesMissed < 12 {
+		t.Errorf("samples_missed %d after 4s stopped at 250ms, want about 16", last.SamplesMissed)
 	}
-	if last.TS < 13 {
+	if last.TS < 5 {
 		t.Errorf("last sample at %.1fs: sampling did not resume", last.TS)
 	}
 }

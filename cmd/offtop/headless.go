@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -18,10 +19,16 @@ import (
 // runHeadless runs the session with no TUI and writes one JSON object per
 // sample to w (JSON Lines) until --duration, a "q" step, SIGINT or SIGTERM,
 // then the summary to stderr (stdout stays JSON Lines; --no-summary turns
-// it off). A closed stdout (offtop --headless | head -1) ends the run
-// quietly. A panic (cr) ends it at once, the session not closed.
+// it off). The session's last sample, taken as it closes, is the last
+// line. A stop ends the run within stopGrace (or at once on a second
+// signal, without the summary). A closed stdout (offtop --headless | head
+// -1) ends the run quietly. A panic (cr) ends it at once, the session not
+// closed.
 func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 	start := time.Now()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, stopSignals...)
+	defer signal.Stop(sig)
 	s, err := session.New(o.session)
 	if err != nil {
 		return err
@@ -44,9 +51,6 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 			}
 		})
 	})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, stopSignals...)
-	defer signal.Stop(sig)
 	var deadline <-chan time.Time
 	if o.duration > 0 {
 		t := time.NewTimer(o.duration)
@@ -54,21 +58,27 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 		deadline = t.C
 	}
 
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	var werr error // the first write error; no lines after it
+	write := func(snap session.Snapshot) {
+		if hook != nil {
+			hook()
+		}
+		sm.Add(snap)
+		if werr != nil {
+			return
+		}
+		if werr = enc.Encode(snap); werr == nil {
+			werr = bw.Flush()
+		}
+	}
 	err = func() error {
-		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
 		for {
 			select {
 			case snap := <-s.Samples():
-				if hook != nil {
-					hook()
-				}
-				sm.Add(snap)
-				if err := enc.Encode(snap); err != nil {
-					return writeErr(err)
-				}
-				if err := bw.Flush(); err != nil {
-					return writeErr(err)
+				if write(snap); werr != nil {
+					return nil
 				}
 			case <-deadline:
 				return nil
@@ -85,10 +95,39 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 	if cr.isCrashed() {
 		return nil // run prints the panic; a panicked session may never close
 	}
-	s.Close()
+	again, closed := closeSession(s, stopGrace, sig, cr.crashed)
+	switch {
+	case cr.isCrashed():
+		return nil
+	case again != nil:
+		fmt.Fprintf(stderr, "offtop: %v again: exiting at once\n", again)
+		return asSignalError(again)
+	case !closed:
+		sayNotClosed(stderr, s.Snapshot().Scenario, stopGrace)
+	}
+	// The samples taken while the session closed, its last one included.
+	// Samples is closed once Close has finished.
+	for more := true; more; {
+		select {
+		case snap, ok := <-s.Samples():
+			if more = ok; ok {
+				write(snap)
+			}
+		default:
+			more = false
+		}
+	}
+	if err == nil && werr != nil {
+		err = writeErr(werr)
+	}
+	if werr != nil && err != nil {
+		return err // stdout refused the lines: that one line, no summary
+	}
 	if !o.noSummary {
 		sm.Finish(time.Since(start))
-		_ = sm.Write(stderr)
+		if sm.Write(stderr) == nil {
+			_ = writeStopNote(stderr, sm.last)
+		}
 	}
 	return err
 }

@@ -28,7 +28,8 @@ type step struct {
 // s S c ? q ctrl+c. E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order;
 // equal offsets keep their written order. An empty script has no steps.
 //
-// A bad step is an error on one line that names the step and says why.
+// A bad step is an error on one line that names the step, says why, then
+// quotes the step (cut when long: quote).
 // formatKeys(steps) parses back to steps (the fuzz test pins it).
 func parseKeys(script string) ([]step, error) {
 	fields := strings.FieldsFunc(script, isKeySep)
@@ -36,17 +37,17 @@ func parseKeys(script string) ([]step, error) {
 	for i, f := range fields {
 		off, key, ok := strings.Cut(f, ":")
 		if !ok || key == "" {
-			return nil, fmt.Errorf("step %d %q: want OFFSET:KEY, e.g. 2s:4", i+1, f)
+			return nil, fmt.Errorf("step %d: want OFFSET:KEY, e.g. 2s:4: %s", i+1, quote(f))
 		}
 		d, err := time.ParseDuration(off)
 		if err != nil {
-			return nil, fmt.Errorf("step %d %q: offset %q is not a duration like 2s or 1500ms", i+1, f, off)
+			return nil, fmt.Errorf("step %d: offset not a duration like 2s or 1500ms: %s", i+1, quote(f))
 		}
 		if d < 0 {
-			return nil, fmt.Errorf("step %d %q: offset is negative", i+1, f)
+			return nil, fmt.Errorf("step %d: offset negative: %s", i+1, quote(f))
 		}
 		if !slices.Contains(ui.Keys(), key) {
-			return nil, fmt.Errorf("step %d %q: unknown key %q (keys: %s)", i+1, f, key, strings.Join(ui.Keys(), " "))
+			return nil, fmt.Errorf("step %d: unknown key (keys: %s): %s", i+1, strings.Join(ui.Keys(), " "), quote(f))
 		}
 		steps = append(steps, step{d, key})
 	}

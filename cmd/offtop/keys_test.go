@@ -32,18 +32,21 @@ func TestParseKeys(t *testing.T) {
 // step (its number and text) and why.
 func TestParseKeysErrorsNameTheStep(t *testing.T) {
 	for _, c := range []struct{ script, want string }{
-		{"2s", `step 1 "2s": want OFFSET:KEY`},
-		{"1s:4 2s:", `step 2 "2s:": want OFFSET:KEY`},
-		{"xs:4", `step 1 "xs:4": offset "xs" is not a duration`},
-		{":4", `step 1 ":4": offset "" is not a duration`},
-		{"4:4", `step 1 "4:4": offset "4" is not a duration`},
-		{"-1s:4", `step 1 "-1s:4": offset is negative`},
-		{"1s:1 2s:z", `step 2 "2s:z": unknown key "z" (keys: +`},
-		{"2s:k", `unknown key "k"`},
-		{"2s:Q", `unknown key "Q"`},
-		{"2s:4:5", `unknown key "4:5"`},
-		{"2s:\x1b", `unknown key "\x1b"`},
-		{"99999999999h:q", `is not a duration`},
+		{"2s", `step 1: want OFFSET:KEY, e.g. 2s:4: "2s"`},
+		{"1s:4 2s:", `step 2: want OFFSET:KEY, e.g. 2s:4: "2s:"`},
+		{"xs:4", `step 1: offset not a duration like 2s or 1500ms: "xs:4"`},
+		{":4", `step 1: offset not a duration like 2s or 1500ms: ":4"`},
+		{"4:4", `step 1: offset not a duration like 2s or 1500ms: "4:4"`},
+		{"-1s:4", `step 1: offset negative: "-1s:4"`},
+		{"1s:1 2s:z", `step 2: unknown key (keys: +`},
+		{"1s:1 2s:z", `): "2s:z"`},
+		{"2s:k", `unknown key (keys: `},
+		{"2s:Q", `: "2s:Q"`},
+		{"2s:4:5", `: "2s:4:5"`},
+		{"2s:\x1b", `: "2s:\x1b"`},
+		{"99999999999h:q", `not a duration`},
+		{"2s:" + strings.Repeat("z", 100000), `unknown key (keys: `},
+		{"2s:" + strings.Repeat("z", 100000), `zzz...(100003 chars)"`},
 	} {
 		_, err := parseKeys(c.script)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

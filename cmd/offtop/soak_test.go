@@ -18,12 +18,12 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/shape"
 )
 
 // The soak run's shape and its tolerances. The tolerances were measured
 // first: see soakBaseline and checkSoakRSS for the numbers behind them.
 const (
-	soakDefault  = 40 * time.Second // two full cycles of sizes 0..8
 	soakMin      = 40 * time.Second
 	soakInterval = 250 * time.Millisecond // offtop's default --interval, pinned
 	soakPeriod   = 2 * time.Second        // one size per period
@@ -79,9 +79,13 @@ const (
 //  5. the scenario's answer_ok stays true (once known) and is true at the
 //     end, the pool size is the one the keys set, and offtop exits 0.
 //
-// Duration: OFFTOP_SOAK, a Go duration, at least 40s; default 40s, so a
-// plain go test ./... stays quick. CI sets OFFTOP_SOAK=3m (the issue's
-// figure); by hand:
+// The soak is its own tier: it runs only when OFFTOP_SOAK, a Go duration
+// of at least 40s, is set (scripts/soak sets 3m, the issue's figure; CI
+// runs it), so the behaviour tier stays quick. The timing limits (2 and
+// 4) are judged only where the machine is quiet (shape.Busy before the
+// run, soakBusy during it); on a busy one the test logs "not judged: the
+// machine is busy (...)" and the problems it would have reported, and
+// judges the rest. By hand:
 //
 //	OFFTOP_SOAK=30m go test -run TestSoak -timeout 45m -v ./cmd/offtop
 //
@@ -89,19 +93,19 @@ const (
 // themselves are checkSoak, a pure function over the parsed samples;
 // TestSoakChecksCatchFaults feeds it synthetic faults it must catch.
 func TestSoak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("soak: OFFTOP_SOAK (default 40s) of real time")
+	v := os.Getenv("OFFTOP_SOAK")
+	if v == "" || testing.Short() {
+		t.Skip("soak: not run; it is its own tier: scripts/soak (OFFTOP_SOAK=3m go test -run TestSoak -v ./cmd/offtop)")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("soak reads /proc/PID/task/*/schedstat: Linux only")
 	}
-	d := soakDefault
-	if v := os.Getenv("OFFTOP_SOAK"); v != "" {
-		var err error
-		if d, err = time.ParseDuration(v); err != nil {
-			t.Fatalf("OFFTOP_SOAK=%q: not a Go duration like 3m", v)
-		}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("OFFTOP_SOAK=%q: not a Go duration like 3m", v)
 	}
+	// Judged before the run: a machine already busy cannot time offtop.
+	busy := shape.Busy(300 * time.Millisecond)
 	if d < soakMin {
 		t.Fatalf("OFFTOP_SOAK=%v: want at least %v (two full cycles of sizes 0..8, 2s each, from 2s)", d, soakMin)
 	}
@@ -187,16 +191,53 @@ func TestSoak(t *testing.T) {
 		t.Log(l)
 	}
 	const maxShown = 40
-	for i, p := range res.Problems {
-		if i == maxShown {
-			t.Errorf("... and %d more problems", len(res.Problems)-maxShown)
-			break
+	report := func(ps []string, fail func(...any)) {
+		for i, p := range ps {
+			if i == maxShown {
+				fail(fmt.Sprintf("... and %d more", len(ps)-maxShown))
+				break
+			}
+			fail(p)
 		}
-		t.Error(p)
+	}
+	report(res.Problems, t.Error)
+	if busy == "" {
+		busy = soakBusy(run)
+	}
+	if busy != "" {
+		t.Logf("timing limits (2 and 4) not judged: the machine is busy (%s); %d would have failed:", busy, len(res.Timing))
+		report(res.Timing, t.Log)
+	} else {
+		report(res.Timing, t.Error)
 	}
 	if t.Failed() {
 		t.Logf("offtop's summary (stderr):\n%s", stderr.String())
 	}
+}
+
+// soakBusy says why the run's timing limits cannot be judged: offtop's
+// threads were starved (waited for a CPU for half of a 2s period or more,
+// see checkSoakStream) in more than a tenth of the periods; "" when not.
+// On a quiet machine a period has about 0.3s of such waiting.
+func soakBusy(run soakRun) string {
+	waited := map[int]time.Duration{}
+	ss := run.Samples
+	for i := 1; i < len(ss); i++ {
+		if ss[i].RunDelay >= 0 && ss[i-1].RunDelay >= 0 {
+			waited[int(soakT(ss[i])/soakPeriod)] += ss[i].RunDelay - ss[i-1].RunDelay
+		}
+	}
+	starved := 0
+	for _, w := range waited {
+		if w >= soakPeriod/2 {
+			starved++
+		}
+	}
+	if n := len(waited); n > 0 && starved*10 > n {
+		return fmt.Sprintf("offtop's threads waited >= %v for a CPU in %d of %d periods of %v (run delay, /proc/PID/task/*/schedstat)",
+			soakPeriod/2, starved, n, soakPeriod)
+	}
+	return ""
 }
 
 // soakKeys is the --keys script: size (k-1) mod 9 at 2k seconds, for every
@@ -233,7 +274,10 @@ type soakRun struct {
 // summary and every excuse, for t.Log.
 type soakResult struct {
 	Problems []string
-	Log      []string
+	// Timing are the broken timing limits (no sample missing, goroutine
+	// baselines): failures only when the machine was quiet (soakBusy).
+	Timing []string
+	Log    []string
 	// Baselines[c][size] is the settled goroutine baseline of cycle c
 	// (0-based) at size; NaN where not measured.
 	Baselines [][]float64
@@ -243,6 +287,12 @@ type soakResult struct {
 
 func (r *soakResult) fail(format string, a ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, a...))
+}
+
+// failTiming records a broken timing limit (2 and 4 of TestSoak): judged
+// only where the machine was quiet, as the shape tier is.
+func (r *soakResult) failTiming(format string, a ...any) {
+	r.Timing = append(r.Timing, fmt.Sprintf(format, a...))
 }
 
 func (r *soakResult) log(format string, a ...any) { r.Log = append(r.Log, fmt.Sprintf(format, a...)) }
@@ -342,17 +392,17 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 		if d0 >= 0 && d1 >= 0 {
 			ev = fmt.Sprintf("offtop's threads waited only %v for a CPU meanwhile", waited.Round(time.Millisecond))
 		}
-		res.fail("%s: %v after the previous sample (limit %v), samples_missed +%d; %s: a sample is missing",
+		res.failTiming("%s: %v after the previous sample (limit %v), samples_missed +%d; %s: a sample is missing",
 			what, gap.Round(time.Millisecond), limit, missed, ev)
 	}
 	prevT, prevMissed, prevDelay := time.Duration(0), int64(0), time.Duration(0)
 	for i, s := range ss {
 		t := soakT(s)
 		if i > 0 && t <= prevT {
-			res.fail("sample %d (t=%.3fs): not after the previous one (t=%.3fs)", i+1, s.TS, ss[i-1].TS)
+			res.failTiming("sample %d (t=%.3fs): not after the previous one (t=%.3fs)", i+1, s.TS, ss[i-1].TS)
 		}
 		if s.SamplesMissed < prevMissed {
-			res.fail("sample %d (t=%.3fs): samples_missed went back from %d to %d", i+1, s.TS, prevMissed, s.SamplesMissed)
+			res.failTiming("sample %d (t=%.3fs): samples_missed went back from %d to %d", i+1, s.TS, prevMissed, s.SamplesMissed)
 		}
 		d0 := prevDelay
 		if i == 0 {
@@ -504,7 +554,7 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 		wrong := slices.IndexFunc(byPeriod[k], func(s soakSample) bool { return s.Workers != size })
 		if wrong >= 0 {
 			s := byPeriod[k][wrong]
-			res.fail("t=%.3fs: workers %d, want %d: the key at %v did not set the size within %v",
+			res.failTiming("t=%.3fs: workers %d, want %d: the key at %v did not set the size within %v",
 				s.TS, s.Workers, size, from, soakPeriod/2)
 			continue
 		}
@@ -512,7 +562,7 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 			vals = append(vals, soakBaseline(s))
 		}
 		if len(vals) == 0 {
-			res.fail("goroutines: no settled sample at size %d in %v..%v", size, from, from+soakPeriod)
+			res.failTiming("goroutines: no settled sample at size %d in %v..%v", size, from, from+soakPeriod)
 			continue
 		}
 		res.Baselines[c][size] = median(vals)
@@ -549,14 +599,14 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 			c+1, cycleStart(c), cycleStart(c+1), part, b.String(), meds[c])
 	}
 	if len(full) < 2 {
-		res.fail("goroutines: %d full cycles measured, want at least 2 to compare", len(full))
+		res.failTiming("goroutines: %d full cycles measured, want at least 2 to compare", len(full))
 	} else {
 		first, last := full[0], full[len(full)-1]
 		growth := meds[last] - meds[first]
 		res.log("goroutine baseline: cycle %d median %.1f, cycle %d median %.1f: %+.1f (limit %d)",
 			first+1, meds[first], last+1, meds[last], growth, soakTolLeak)
 		if growth > soakTolLeak {
-			res.fail("goroutines leak: the baseline grew from %.1f (cycle %d, t=%v..) to %.1f (cycle %d, t=%v..), +%.1f over %d cycles (limit %d)",
+			res.failTiming("goroutines leak: the baseline grew from %.1f (cycle %d, t=%v..) to %.1f (cycle %d, t=%v..), +%.1f over %d cycles (limit %d)",
 				meds[first], first+1, cycleStart(first), meds[last], last+1, cycleStart(last), growth, last-first, soakTolLeak)
 		}
 	}
@@ -582,7 +632,7 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 			if ref := res.Baselines[refC][size]; math.Abs(v-ref) > tol {
 				if off < maxShown {
 					k := soakSizes*c + size + 1
-					res.fail("goroutines: cycle %d, size %d (t=%v..%v): settled baseline %.1f, cycle %d had %.1f at this size (tolerance ±%.0f)",
+					res.failTiming("goroutines: cycle %d, size %d (t=%v..%v): settled baseline %.1f, cycle %d had %.1f at this size (tolerance ±%.0f)",
 						c+1, size, time.Duration(k)*soakPeriod, time.Duration(k+1)*soakPeriod, v, refC+1, ref, tol)
 				}
 				off++
@@ -590,7 +640,7 @@ func checkSoakGoroutines(res *soakResult, run soakRun, disturbed map[int]bool) {
 		}
 	}
 	if off > maxShown {
-		res.fail("goroutines: %d periods off their size's baseline in all", off)
+		res.failTiming("goroutines: %d periods off their size's baseline in all", off)
 	}
 }
 
@@ -784,12 +834,12 @@ func TestSoakChecksCatchFaults(t *testing.T) {
 			run := synthSoak(c.d)
 			c.mod(&run)
 			res := checkSoak(run)
-			all := strings.Join(res.Problems, "\n")
+			all := strings.Join(append(res.Problems, res.Timing...), "\n")
 			if c.want != "" {
 				t.Logf("problems found:\n%s", all)
 			}
 			switch {
-			case c.want == "" && len(res.Problems) > 0:
+			case c.want == "" && len(res.Problems)+len(res.Timing) > 0:
 				t.Errorf("want a pass, got:\n%s", all)
 			case c.want != "" && !strings.Contains(all, c.want):
 				t.Errorf("want a problem with %q, got:\n%s\nlog:\n%s", c.want, all, strings.Join(res.Log, "\n"))

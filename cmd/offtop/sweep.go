@@ -7,7 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,29 +39,51 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, sweepUsage)
-		return exitOK
+		return printed(fmt.Fprintln(stdout, sweepUsage))(stderr)
 	case err != nil:
-		return sweepUsageError(stderr, flagError(err))
+		return sweepUsageError(stderr, flagError(fs, err))
 	case fs.NArg() > 0:
-		return sweepUsageError(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+		return sweepUsageError(stderr, "unexpected argument: "+quote(fs.Arg(0)))
 	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
-		return sweepUsageError(stderr, fmt.Sprintf("--workers %q: %v", *workers, err))
+		return sweepUsageError(stderr, fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
 	}
 	if c.Duration < time.Second {
 		// Shorter runs hold fewer samples than a window needs (the
 		// session's window is derived from the duration).
-		return sweepUsageError(stderr, fmt.Sprintf("--duration %v: must be at least 1s", c.Duration))
+		return sweepUsageError(stderr, fmt.Sprintf("--duration: below 1s: %v", c.Duration))
 	}
 	if !(c.Base.Scale > 0 && c.Base.Scale <= 1000) {
-		return sweepUsageError(stderr, fmt.Sprintf("--scale %v: must be > 0 and <= 1000", c.Base.Scale))
+		return sweepUsageError(stderr, fmt.Sprintf("--scale: out of range (0, 1000]: %v", c.Base.Scale))
 	}
 	if _, err := scenarios.New(c.Base.Scenario, scenarios.Config{}); err != nil {
-		return sweepUsageError(stderr, fmt.Sprintf("--scenario %q: unknown", c.Base.Scenario))
+		return sweepUsageError(stderr, fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// A signal stops the sweep after the rows so far, and the exit code
+	// says which (130 SIGINT, 143 SIGTERM); a second one exits at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	var got atomic.Pointer[os.Signal]
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case sg := <-sig:
+			got.Store(&sg)
+			cancel()
+		case <-finished:
+			return
+		}
+		select {
+		case sg := <-sig:
+			fmt.Fprintf(stderr, "offtop sweep: %v again: exiting at once\n", sg)
+			os.Exit(exitCode(asSignalError(sg), io.Discard))
+		case <-finished:
+		}
+	}()
 	res, err := sweep.Run(ctx, c, stderr)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
@@ -74,10 +99,15 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else if err := res.Write(stdout); err != nil {
 		return exitCode(writeErr(err), stderr)
 	}
-	if ctx.Err() != nil {
-		return 130
+	if sg := got.Load(); sg != nil {
+		return exitCode(asSignalError(*sg), stderr)
 	}
 	return exitOK
+}
+
+// sweepWorkersReason is ParseWorkers' error without its prefix.
+func sweepWorkersReason(err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrWorkers.Error()), ": ")
 }
 
 func sweepUsageError(stderr io.Writer, msg string) int {

@@ -17,7 +17,8 @@ import (
 
 // runTUI runs the dashboard until q, ctrl+c, --duration, SIGINT, SIGTERM or
 // SIGHUP, then prints the summary (unless --no-summary) on the normal
-// screen. Bubble Tea restores the terminal on each of these; a panic
+// screen. The session gets stopGrace to close; past it the run exits
+// without the summary, saying so. Bubble Tea restores the terminal on each of these; a panic
 // anywhere offtop recovers it (crash, ui) goes to cr, which stops the
 // program, so Bubble Tea restores the terminal then too (cr has the last
 // word if that hangs). A second signal exits at once, terminal restored.
@@ -46,7 +47,12 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals())
+	var sus *suspender
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals(),
+		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
+	out, _ := w.(*os.File)
+	sus = newSuspender(p, out)
+	defer sus.stop()
 	cr.setStop(p.Kill)
 	cr.setRestore(terminalRestorer(w))
 	defer cr.setStop(nil)
@@ -104,15 +110,32 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		return nil // run prints the panic
 	}
 	cr.setRestore(nil) // Bubble Tea has restored the terminal
-	s.Close()
-	closed = true
+	closed = true      // by closeSession, or never: the process exits
+	if _, ok := closeSession(s, stopGrace, nil, cr.crashed); !ok {
+		if cr.isCrashed() {
+			return nil
+		}
+		// The summary's reader still waits for Samples to close: no summary.
+		sayNotClosed(cr.stderr, s.Snapshot().Scenario, stopGrace)
+		if sg := got.Load(); sg != nil {
+			return asSignalError(*sg)
+		}
+		return err
+	}
 	<-sumDone
 	if cr.isCrashed() {
 		return nil
 	}
 	if !o.noSummary {
 		sm.Finish(time.Since(start))
-		if werr := sm.Write(w); werr != nil && err == nil {
+		werr := sm.Write(w)
+		if werr == nil {
+			werr = writeStopNote(w, sm.last)
+		}
+		if werr == nil {
+			werr = sus.note(w)
+		}
+		if werr != nil && err == nil {
 			err = writeErr(werr)
 		}
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -102,14 +103,27 @@ func stepShare(pct float64, delta int) float64 {
 	return pct
 }
 
-// shaChain is the task's work: SHA-256 applied rounds times to seed.
-func shaChain(seed [32]byte, rounds int) [32]byte {
-	h := seed
-	for range rounds {
+// shaChain is the task's work: SHA-256 applied rounds times to seed. It
+// looks at done every shaCheck rounds and gives up (ok false) once it is
+// closed, so Stop cuts a chain short within about half a millisecond
+// whatever the scale.
+func shaChain(done <-chan struct{}, seed [32]byte, rounds int) (h [32]byte, ok bool) {
+	h = seed
+	for i := range rounds {
+		if i%shaCheck == shaCheck-1 {
+			select {
+			case <-done:
+				return h, false
+			default:
+			}
+		}
 		h = sha256.Sum256(h[:])
 	}
-	return h
+	return h, true
 }
+
+// shaCheck is how many SHA-256 rounds run between two looks at done.
+const shaCheck = 4096
 
 // crashTally is the scenario's own view of its tasks, from Submit results
 // and done callbacks. Guarded by crash.mu.
@@ -128,11 +142,15 @@ type crash struct {
 	panics  atomic.Uint64 // panic percentage, float64 bits; [ and ] step it
 	paused  atomic.Bool
 
-	env     Env
-	rounds  int
-	seed    [32]byte
-	want    [32]byte
-	stop    chan struct{} // closed by Stop: the driver stops submitting
+	env    Env
+	rounds int
+	seed   [32]byte
+	want   [32]byte
+	// ctx is done once Stop begins: the driver stops submitting, and the
+	// expected digest and every chain in progress give up; stop is its Done.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stop    <-chan struct{}
 	release chan struct{} // closed by Stop: hung tasks return
 	once    sync.Once
 	wg      sync.WaitGroup // the driver
@@ -200,8 +218,8 @@ func (c *crash) Start(env Env) error {
 	c.env = env
 	c.rounds = max(int(float64(crashRounds)*env.Scale), 1)
 	c.seed = sha256.Sum256([]byte("offtop crash"))
-	c.want = shaChain(c.seed, c.rounds)
-	c.stop = make(chan struct{})
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.stop = c.ctx.Done()
 	c.release = make(chan struct{})
 	c.hangDone = sync.NewCond(&c.hangMu)
 	c.wg.Add(1)
@@ -209,12 +227,18 @@ func (c *crash) Start(env Env) error {
 	return nil
 }
 
-// drive waits for a quiet pool, takes the baseline counts, then submits
-// the tasks that fall due every crashTick, open-loop: never waiting on a
-// task.
+// drive computes the expected digest (seconds at --scale 1000, so not in
+// Start, and given up on Stop), waits for a quiet pool, takes the baseline
+// counts, then submits the tasks that fall due every crashTick, open-loop:
+// never waiting on a task.
 func (c *crash) drive() {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer c.wg.Done()
+	want, ok := shaChain(c.stop, c.seed, c.rounds)
+	if !ok {
+		return
+	}
+	c.want = want // before any task is submitted: every done reads it after
 	quiet := time.Now().Add(crashQuietWait)
 	for {
 		k := c.env.Counts()
@@ -249,6 +273,7 @@ func (c *crash) drive() {
 // submit queues one task of kind k with the scenario's deadline.
 func (c *crash) submit(k crashKind) {
 	var got [32]byte // written by the task, read by done unless it timed out
+	var whole bool   // the chain ran to its end: not cut short by Stop
 	var calls atomic.Int32
 	fn := func() {
 		switch k {
@@ -267,7 +292,7 @@ func (c *crash) submit(k crashKind) {
 			}()
 			<-c.release
 		default:
-			c.cpu.run(func() { got = shaChain(c.seed, c.rounds) })
+			c.cpu.run(func() { got, whole = shaChain(c.stop, c.seed, c.rounds) })
 		}
 	}
 	done := func(err error) {
@@ -282,7 +307,7 @@ func (c *crash) submit(k crashKind) {
 		switch {
 		case err == nil:
 			c.tally.completed++
-			if k == crashPanic || k == crashWork && got != c.want {
+			if k == crashPanic || k == crashWork && whole && got != c.want {
 				c.wrong.Add(1)
 			}
 		case errors.Is(err, pool.ErrTimeout):
@@ -355,10 +380,11 @@ func tallyMatches(a crashTally, base, now pool.Counts) bool {
 // Stop stops the driver, releases the hung tasks, and waits until every
 // task it submitted has had its done called and every hung task function
 // has returned (so no abandoned goroutine of ours is left running).
-// Queued tasks still run (quickly: hangs return at once). Safe twice.
+// Queued tasks still run, quickly: hangs return at once and chains give
+// up (a cut chain is completed, not wrong). Safe twice.
 func (c *crash) Stop() {
 	c.once.Do(func() {
-		close(c.stop)
+		c.cancel()
 		c.wg.Wait()
 		close(c.release)
 		// After every done has run, every hung task function has started

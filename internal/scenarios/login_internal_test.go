@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"crypto/pbkdf2"
 	"crypto/sha512"
 	"encoding/hex"
@@ -28,8 +29,28 @@ func TestPBKDF2Vectors(t *testing.T) {
 			t.Errorf("%d iterations: %x, %v", c.iter, k, err)
 		}
 	}
-	if a, b := hashLogin(1, 1000), hashLogin(2, 1000); len(a) != 64 || bytes.Equal(a, b) {
+	if a, b := hashLogin(context.Background(), 1, 1000), hashLogin(context.Background(), 2, 1000); len(a) != 64 || bytes.Equal(a, b) {
 		t.Error("users share a key")
+	}
+}
+
+// pbkdf2Key, the one login hashes with, gives crypto/pbkdf2's keys (short
+// and long keys, one and several blocks, one and 3000 iterations), and
+// gives up at once on a done context: a 10^9-iteration key returns nil.
+func TestPBKDF2MatchesTheLibrary(t *testing.T) {
+	for _, c := range []struct{ iter, keyLen int }{{1, 64}, {2, 64}, {1023, 64}, {1024, 64}, {3000, 64}, {3000, 20}, {5, 130}} {
+		want, err := pbkdf2.Key(sha512.New, "pw", []byte("salty"), c.iter, c.keyLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pbkdf2Key(context.Background(), sha512.New, "pw", []byte("salty"), c.iter, c.keyLen); !bytes.Equal(got, want) {
+			t.Errorf("%d iterations, %d bytes: %x, want %x", c.iter, c.keyLen, got, want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := pbkdf2Key(ctx, sha512.New, "pw", []byte("salty"), 1e9, 64); got != nil {
+		t.Errorf("done context: %x, want nil", got)
 	}
 }
 

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	guard "github.com/offtop/offtop/internal/crash"
 )
 
 func init() {
@@ -21,20 +23,28 @@ const (
 	DefaultStallPeriod   = time.Second
 )
 
-// stall blocks the Loop for exactly D every P. It has no pool work; it is the
-// probe's calibration: for a request arriving at a random moment the truth is
-// p99 = D - 0.01 P (90 ms), max = D.
+// stall blocks the Loop for exactly D every P, the first at once. It has no
+// pool work; it is the probe's calibration: for a request arriving at a
+// random moment the truth is p99 = D - 0.01 P (90 ms), max = D.
+//
+// Stop cuts a stall in progress short (within microseconds: the spin
+// watches the context), so a run ends at once even with a 20s stall; the
+// cut stall is counted (stalls_cut) and its length so far is last_stall_ms,
+// and the probe, its sample now run, records it as it would a full one.
 type stall struct {
 	period time.Duration
 	d      atomic.Int64 // stall length in ns; [ and ] step it by 10 ms
 	paused atomic.Bool
 
-	env   Env
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	n     atomic.Int64 // stalls run
-	short atomic.Int64 // stalls that ran shorter than asked (never expected)
-	last  atomic.Int64 // measured length of the last stall, ns
+	env    Env
+	ctx    context.Context // done once Stop begins
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	n      atomic.Int64 // stalls run to their end
+	cut    atomic.Int64 // stalls cut short by Stop
+	short  atomic.Int64 // stalls that ran shorter than asked, not cut (never expected)
+	last   atomic.Int64 // measured length of the last stall (a cut one: so far), ns
+	once   sync.Once
 }
 
 func newStall(c Config) *stall {
@@ -60,13 +70,13 @@ func (s *stall) Look() string {
 
 func (s *stall) Start(env Env) error {
 	s.env = env
-	s.stop = make(chan struct{})
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
 		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 		defer s.wg.Done()
 		k := 0
-		everyTick(s.period, s.stop, func() {
+		next := func() {
 			if s.paused.Load() {
 				return
 			}
@@ -75,22 +85,36 @@ func (s *stall) Start(env Env) error {
 			// probe: stall k starts stallPhase(k) after its due time, so
 			// stalls fall at every phase of a 10ms probe and the max reads D.
 			select {
-			case <-s.stop:
+			case <-s.ctx.Done():
 				return
 			case <-time.After(stallPhase(k)):
 			}
 			d := time.Duration(s.d.Load())
-			env.Post(func() {
-				took := spin(d)
-				s.last.Store(int64(took))
-				if took < d {
-					s.short.Add(1)
-				}
-				s.n.Add(1)
-			})
-		})
+			env.Post(func() { s.run(d) })
+		}
+		next()
+		everyTick(s.period, s.ctx.Done(), next)
 	}()
 	return nil
+}
+
+// run is one stall, on the Loop: a spin for d, cut short by Stop. A stall
+// whose turn comes after Stop does not start.
+func (s *stall) run(d time.Duration) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	took, cut := spin(s.ctx.Done(), d)
+	s.last.Store(int64(took))
+	switch {
+	case cut:
+		s.cut.Add(1)
+	case took < d:
+		s.short.Add(1)
+		s.n.Add(1)
+	default:
+		s.n.Add(1)
+	}
 }
 
 // stallPhase is frac(k * golden ratio) of 10ms: a low-discrepancy sequence
@@ -101,17 +125,28 @@ func stallPhase(k int) time.Duration {
 	return time.Duration((f - math.Floor(f)) * float64(10*time.Millisecond))
 }
 
-// spin busy-waits on the clock for d and returns how long it took.
-func spin(d time.Duration) time.Duration {
+// spin busy-waits on the clock for d, or until stop closes (cut), and
+// returns how long it took.
+func spin(stop <-chan struct{}, d time.Duration) (took time.Duration, cut bool) {
 	start := time.Now()
 	for time.Since(start) < d {
+		select {
+		case <-stop:
+			return time.Since(start), true
+		default:
+		}
 	}
-	return time.Since(start)
+	return time.Since(start), false
 }
 
+// Stop cuts a stall in progress short and waits for the driver. It does
+// not wait for the Loop: a stall callback still queued there returns at
+// once. Safe twice.
 func (s *stall) Stop() {
-	close(s.stop)
-	s.wg.Wait()
+	s.once.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+	})
 }
 
 func (s *stall) Status() Status {
@@ -122,7 +157,8 @@ func (s *stall) Status() Status {
 			Millis("stall_ms", "stall", d, true),
 			Millis("period_ms", "every", s.period, true),
 			Num("stalls", "stalls", float64(s.n.Load())),
-			Millis("last_stall_ms", "last stall", time.Duration(s.last.Load()), s.n.Load() > 0),
+			Num("stalls_cut", "cut short", float64(s.cut.Load())),
+			Millis("last_stall_ms", "last stall", time.Duration(s.last.Load()), s.n.Load()+s.cut.Load() > 0),
 			Bool("answer_ok", "answer ok", s.short.Load() == 0),
 		},
 	}
@@ -134,4 +170,4 @@ func (s *stall) SetLoad(delta int) {
 }
 
 func (s *stall) Pause(p bool) { s.paused.Store(p) }
-func (s *stall) Reset()       { s.n.Store(0); s.short.Store(0) }
+func (s *stall) Reset()       { s.n.Store(0); s.short.Store(0); s.cut.Store(0) }

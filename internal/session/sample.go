@@ -24,7 +24,7 @@ type sampler struct {
 }
 
 // run is the sampler goroutine: one sample every Interval, never on the
-// Loop, until stop.
+// Loop, and a last one when Close asks (lastSample).
 func (s *Session) run() {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(s.done)
@@ -36,10 +36,10 @@ func (s *Session) run() {
 	t0, k := sm.at, int64(1)
 	t := time.NewTimer(s.cfg.Interval)
 	defer t.Stop()
-	for {
+	for last := false; !last; {
 		select {
-		case <-s.stop:
-			return
+		case <-s.lastSample:
+			last = true
 		case <-t.C:
 		}
 		snap := sm.take(s)

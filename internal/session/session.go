@@ -88,7 +88,8 @@ type Session struct {
 	last   Snapshot
 
 	samples     chan Snapshot
-	stop        chan struct{}
+	stop        chan struct{} // closed by Close: no more actions
+	lastSample  chan struct{} // closed by Close once the scenario stopped: the sampler takes its last sample
 	done        chan struct{} // closed when the sampler has exited
 	controlDone chan struct{} // closed when the control goroutine has exited
 	closeMu     sync.Once
@@ -165,6 +166,7 @@ func New(c Config) (*Session, error) {
 		gmpSource:   gomaxprocsSource(),
 		samples:     make(chan Snapshot, 1024),
 		stop:        make(chan struct{}),
+		lastSample:  make(chan struct{}),
 		done:        make(chan struct{}),
 		controlDone: make(chan struct{}),
 		actions:     make(chan posted, maxPending),
@@ -460,20 +462,46 @@ func (s *Session) switchScenario() error {
 	return nil
 }
 
-// Close stops the scenario, the probes, the pool and the Loop, in that
-// order, and closes Samples. Safe to call twice; returns when all is down.
+// Close stops the scenario, takes a last sample, then stops the probes,
+// the pool and the Loop, in that order, and closes Samples. The last
+// sample comes after the scenario has stopped, so it holds what the stop
+// ended (a Loop stall cut short, read by the probe) and the final counts.
+// Safe to call twice; returns when all is down.
 func (s *Session) Close() {
 	s.closeMu.Do(func() {
 		close(s.stop)
-		<-s.done
 		<-s.controlDone
 		s.scen.Stop() // the control goroutine is gone: nobody swaps scen now
+		s.settleLoop(lastSampleWait)
+		close(s.lastSample)
+		<-s.done
 		s.shutdown()
 		if s.gmpSource == "offtop" {
 			runtime.SetDefaultGOMAXPROCS() // leave the process as we found it
 		}
 		close(s.samples)
 	})
+}
+
+// lastSampleWait bounds how long Close waits, before the last sample, for
+// the Loop to run what is queued on it (the probe's sample after a stall).
+const lastSampleWait = 200 * time.Millisecond
+
+// settleLoop waits, at most d, until the Loop has run the callbacks queued
+// on it now and the probe has recorded its sample in flight, so the last
+// sample holds a stall that Stop just cut short.
+func (s *Session) settleLoop(d time.Duration) {
+	deadline := time.Now().Add(d)
+	ran := make(chan struct{})
+	s.loop.Post(func() { close(ran) })
+	select {
+	case <-ran:
+	case <-time.After(d):
+		return // the Loop is still blocked: the last sample says so (probe_stalled_ms)
+	}
+	for s.lag.Stats().Stalled > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (s *Session) shutdown() {

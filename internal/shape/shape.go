@@ -17,49 +17,55 @@ import (
 	"time"
 )
 
-// Limits of a quiet machine. A spinning goroutine that waits more than
-// MaxRunDelay of its time for a CPU (run delay in /proc/self/schedstat), or
-// a 1-minute load average above MaxLoadPerCPU times the CPUs, means other
-// work shares the cores and a timing shape measures the neighbours.
-// The figures are this project's choice: on the 2-core VM a quiet run reads
-// a run delay of 0-2% and load 0.1-1.2; two busy loops beside it read
-// 40-60% and load above 2.
-const (
-	MaxRunDelay   = 0.10
-	MaxLoadPerCPU = 0.75
-)
+// MaxRunDelay is the limit of a quiet machine: a spinning goroutine that
+// waits more than this share of its time for a CPU (run delay in
+// /proc/thread-self/schedstat) means other work shares the cores and a timing
+// shape would measure the neighbours. The figure is this project's choice:
+// on the 2-core VM a quiet run reads a run delay of 0-2%; two busy loops
+// beside it read 40-60%.
+//
+// The load average is not a gate, only reported: it is a 1-minute mean
+// that lags by minutes, so the shape tier run right after the behaviour
+// tier (CI does) would read "busy" from the tier before, not from
+// neighbours.
+const MaxRunDelay = 0.10
 
 // Busy measures the machine for about d and returns why it is too busy to
 // judge a timing shape, or "" when it is quiet. It spins one goroutine per
-// CPU for d and reads how long they waited for a CPU, so it costs d of
-// every core. On systems without /proc it reports "" (nothing to measure).
+// CPU for d, each locked to its thread, and reads how long those threads
+// waited for a CPU meanwhile (their run delay), so it costs d of every
+// core. On systems without /proc it reports "" (nothing to measure).
 func Busy(d time.Duration) string {
-	if load, ok := loadAvg(); ok && load > MaxLoadPerCPU*float64(runtime.NumCPU()) {
-		return fmt.Sprintf("load average %.2f on %d CPUs, above %.2f per CPU", load, runtime.NumCPU(), MaxLoadPerCPU)
-	}
-	before, ok := runDelay()
-	if !ok {
+	if _, ok := threadRunDelay(); !ok {
 		return ""
 	}
 	n := runtime.NumCPU()
 	start := time.Now()
-	done := make(chan struct{})
+	waits := make(chan time.Duration, n)
 	for range n {
 		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			before, _ := threadRunDelay()
 			for time.Since(start) < d {
 			}
-			done <- struct{}{}
+			after, _ := threadRunDelay()
+			waits <- after - before
 		}()
 	}
+	var waited time.Duration
 	for range n {
-		<-done
+		waited += <-waits
 	}
 	wall := time.Since(start)
-	after, _ := runDelay()
-	share := float64(after-before) / float64(time.Duration(n)*wall)
+	share := float64(waited) / float64(time.Duration(n)*wall)
 	if share > MaxRunDelay {
-		return fmt.Sprintf("offtop's threads waited %.0f%% of %v for a CPU (run delay, /proc/self/schedstat), above %.0f%%",
-			100*share, wall.Round(time.Millisecond), 100*MaxRunDelay)
+		load := ""
+		if l, ok := loadAvg(); ok {
+			load = fmt.Sprintf("; load average %.2f on %d CPUs", l, n)
+		}
+		return fmt.Sprintf("%d spinning threads waited %.0f%% of %v for a CPU (run delay, /proc/thread-self/schedstat), above %.0f%%%s",
+			n, 100*share, wall.Round(time.Millisecond), 100*MaxRunDelay, load)
 	}
 	return ""
 }
@@ -73,32 +79,23 @@ func Judge(t testing.TB) {
 	}
 }
 
-// runDelay sums the run delay (ns spent runnable, waiting for a CPU: the
-// second field of schedstat, Documentation/scheduler/sched-stats.rst) over
-// this process's threads.
-func runDelay() (time.Duration, bool) {
-	dir := "/proc/self/task"
-	ents, err := os.ReadDir(dir)
+// threadRunDelay is the calling thread's run delay: ns spent runnable,
+// waiting for a CPU (the second field of schedstat,
+// Documentation/scheduler/sched-stats.rst).
+func threadRunDelay() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
 		return 0, false
 	}
-	var sum int64
-	for _, e := range ents {
-		b, err := os.ReadFile(dir + "/" + e.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread exited
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			return 0, false
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		sum += v
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
 	}
-	return time.Duration(sum), true
+	v, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(v), true
 }
 
 // loadAvg is the 1-minute load average from /proc/loadavg.

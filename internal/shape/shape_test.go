@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -9,12 +10,14 @@ import (
 // delay is readable and grows (or stays) across a spin, and the answer is
 // either "" or a reason naming what was measured.
 func TestBusyReadsProc(t *testing.T) {
-	a, ok := runDelay()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a, ok := threadRunDelay()
 	if !ok {
-		t.Skip("no /proc/self/task/*/schedstat here")
+		t.Skip("no /proc/thread-self/schedstat here")
 	}
 	why := Busy(50 * time.Millisecond)
-	b, _ := runDelay()
+	b, _ := threadRunDelay()
 	if b < a {
 		t.Fatalf("run delay went back: %v then %v", a, b)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,13 +46,13 @@ func ParseWorkers(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q is not a number", ErrWorkers, f)
+			return nil, fmt.Errorf("%w: not a whole number: %.40q", ErrWorkers, f)
 		}
 		if n < 0 || n > session.MaxWorkers {
-			return nil, fmt.Errorf("%w: %d is outside 0..%d", ErrWorkers, n, session.MaxWorkers)
+			return nil, fmt.Errorf("%w: outside 0..%d: %d", ErrWorkers, session.MaxWorkers, n)
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("%w: %d twice", ErrWorkers, n)
+			return nil, fmt.Errorf("%w: a size twice: %d", ErrWorkers, n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -116,8 +117,11 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		warm = min(c.Duration/5, 2*time.Second)
 	}
 	start := time.Now()
+	// The machine line is right even if no row is measured (a sweep
+	// stopped at once); the first row's snapshot then sets it.
 	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
-		Columns: scenarios.SweepKeys(c.Base.Scenario)}
+		Columns:    scenarios.SweepKeys(c.Base.Scenario),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
 	for i, n := range c.Workers {
 		fmt.Fprintf(progress, "sweep: %s at %d workers (%d/%d), %v after a warm-up of at least %v\n",
 			res.Scenario, n, i+1, len(c.Workers), c.Duration, warm)

@@ -1,3 +1,5 @@
+//go:build shape
+
 package scenarios_test
 
 import (
@@ -5,49 +7,9 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/shape"
 	"go.uber.org/goleak"
 )
-
-// ioPhase is what one stretch of an io session did.
-type ioPhase struct {
-	throughput float64 // completed calls per second over the window, at the end
-	submitted  int64   // tasks submitted during the phase
-	wall       time.Duration
-	cpuPercent float64 // process CPU over the phase, 100 = one core
-}
-
-// runPhase resets the figures, lets the session run for d and reads the
-// throughput over the window (d should exceed the window) and the process
-// CPU and submissions over the whole phase.
-func runPhase(t *testing.T, s *session.Session, d time.Duration) ioPhase {
-	t.Helper()
-	if err := s.Apply(session.Action{Kind: session.Reset}); err != nil {
-		t.Fatal(err)
-	}
-	dropStale(s)
-	first := <-s.Samples()
-	var last session.Snapshot
-	for last = range s.Samples() {
-		if last.Elapsed-first.Elapsed >= d {
-			break
-		}
-	}
-	p := ioPhase{
-		submitted: last.Submitted - first.Submitted,
-		wall:      last.Elapsed - first.Elapsed,
-	}
-	p.throughput = value(t, last, "throughput_per_s")
-	if first.CPUSeconds > 0 {
-		p.cpuPercent = 100 * (last.CPUSeconds - first.CPUSeconds) / p.wall.Seconds()
-	}
-	if r, _ := readout(last, "answer_ok"); !r.Known || r.Value != 1 {
-		t.Errorf("answer_ok = %+v", r)
-	}
-	if n := value(t, last, "http_errors"); n != 0 {
-		t.Errorf("http_errors = %v", n)
-	}
-	return p
-}
 
 // TestIOThroughputFollowsWorkersNotCPU pins seed 004's lesson in offtop's
 // terms: tasks that block on a 50 ms call complete at about workers / 50 ms,
@@ -56,6 +18,7 @@ func runPhase(t *testing.T, s *session.Session, d time.Duration) ioPhase {
 // 160/s, above what 1 worker (20/s) can take and near 8 workers' 160/s:
 // they keep coming at that rate while tasks queue (no coordinated omission).
 func TestIOThroughputFollowsWorkersNotCPU(t *testing.T) {
+	shape.Judge(t)
 	defer goleak.VerifyNone(t)
 	s, err := session.New(session.Config{Scenario: "io", Workers: 1,
 		Interval: 100 * time.Millisecond, Window: 2 * time.Second})
@@ -102,4 +65,45 @@ func TestIOThroughputFollowsWorkersNotCPU(t *testing.T) {
 	if rate := float64(one.submitted) / one.wall.Seconds(); rate < 0.8*160 {
 		t.Errorf("arrivals at 1 worker %.0f/s, want ~160/s whatever the completions", rate)
 	}
+}
+
+// ioPhase is what one stretch of an io session did.
+type ioPhase struct {
+	throughput float64 // completed calls per second over the window, at the end
+	submitted  int64   // tasks submitted during the phase
+	wall       time.Duration
+	cpuPercent float64 // process CPU over the phase, 100 = one core
+}
+
+// runPhase resets the figures, lets the session run for d and reads the
+// throughput over the window (d should exceed the window) and the process
+// CPU and submissions over the whole phase.
+func runPhase(t *testing.T, s *session.Session, d time.Duration) ioPhase {
+	t.Helper()
+	if err := s.Apply(session.Action{Kind: session.Reset}); err != nil {
+		t.Fatal(err)
+	}
+	dropStale(s)
+	first := <-s.Samples()
+	var last session.Snapshot
+	for last = range s.Samples() {
+		if last.Elapsed-first.Elapsed >= d {
+			break
+		}
+	}
+	p := ioPhase{
+		submitted: last.Submitted - first.Submitted,
+		wall:      last.Elapsed - first.Elapsed,
+	}
+	p.throughput = value(t, last, "throughput_per_s")
+	if first.CPUSeconds > 0 {
+		p.cpuPercent = 100 * (last.CPUSeconds - first.CPUSeconds) / p.wall.Seconds()
+	}
+	if r, _ := readout(last, "answer_ok"); !r.Known || r.Value != 1 {
+		t.Errorf("answer_ok = %+v", r)
+	}
+	if n := value(t, last, "http_errors"); n != 0 {
+		t.Errorf("http_errors = %v", n)
+	}
+	return p
 }

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBadInputKeepsItsReason is issue 11's list over the built binary:
+// each case gives one line on stderr that says what is wrong before it
+// quotes the value (cut, never the reason), names flags as the help does,
+// and exits with the right status.
+func TestBadInputKeepsItsReason(t *testing.T) {
+	bin := buildBinary(t)
+	long := strings.Repeat("9", 400)
+	sizes := make([]string, 300)
+	for i := range sizes {
+		sizes[i] = "1"
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		full = nil
+	} else {
+		defer full.Close()
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		full   bool // stdout on /dev/full
+		status int
+		want   []string // in the first line, in this order
+	}{
+		{"400 digits", []string{"--workers", long}, false, 2, []string{"--workers: out of range 0..256: ", `"9999`, "...(400 chars)"}},
+		{"100k scenario", []string{"--scenario", strings.Repeat("x", 100000)}, false, 2, []string{"--scenario: unknown (have: server", `"xxxx`, "...(100000 chars)"}},
+		{"300-size sweep", []string{"sweep", "--workers", strings.Join(sizes, ",")}, false, 2, []string{"--workers: a size twice: 1: ", `"1,1,`, "...(599 chars)"}},
+		{"sweep size out of range", []string{"sweep", "--workers", "0,1," + long}, false, 2, []string{"--workers: not a whole number: "}},
+		{"window below the probe", []string{"--headless", "--interval", "1ms", "--window", "1ms", "--resolution", "1ms"}, false, 2, []string{"--window: shorter than 5 probe periods"}},
+		{"interval below the probe", []string{"--headless", "--interval", "1ms", "--window", "1ms"}, false, 2, []string{"--interval: shorter than the probe's --resolution 10ms"}},
+		{"bool flag", []string{"--headless=maybe"}, false, 2, []string{"--headless: not true or false: ", `"maybe"`}},
+		{"sweep bool flag", []string{"sweep", "--json=maybe"}, false, 2, []string{"--json: not true or false: "}},
+		{"unknown flag", []string{"-nope"}, false, 2, []string{`unknown flag: "--nope"`}},
+		{"help on /dev/full", []string{"--help"}, true, 1, []string{"no space left on device"}},
+		{"version on /dev/full", []string{"--version"}, true, 1, []string{"no space left on device"}},
+		{"scenarios on /dev/full", []string{"scenarios"}, true, 1, []string{"no space left on device"}},
+		{"sweep help on /dev/full", []string{"sweep", "--help"}, true, 1, []string{"no space left on device"}},
+		{"headless on /dev/full", []string{"--headless", "--duration", "2s"}, true, 1, []string{"no space left on device"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.full && full == nil {
+				t.Skip("no /dev/full here")
+			}
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, c.args...)
+			cmd.Stderr = &stderr
+			if c.full {
+				cmd.Stdout = full
+			}
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != c.status {
+				t.Errorf("exit %v, want status %d", err, c.status)
+			}
+			first := firstLine(stderr.String())
+			at := 0
+			for _, w := range c.want {
+				i := strings.Index(first[at:], w)
+				if i < 0 {
+					t.Fatalf("first line %q: want %q (after %q)", first, w, first[:at])
+				}
+				at += i + len(w)
+			}
+			if c.status == 1 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+				t.Errorf("stderr has more than one line:\n%s", stderr.String())
+			}
+			if len(first) > 400 {
+				t.Errorf("first line is %d bytes: the value is not cut", len(first))
+			}
+		})
+	}
+}
+
+// TestStopEndsTheRun is issue 11's stop, over the built binary, headless:
+// the end of --duration ends a login or crash run at scale 1000 (whose
+// keys and chains take minutes) at once; SIGTERM at 3s into a 20s stall
+// exits 143 within 2s, the last JSON line's probe max holds the stall so
+// far, its counts add up and the stall is counted as cut; a second signal
+// exits at once.
+func TestStopEndsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 15s of real runs")
+	}
+	bin := buildBinary(t)
+	for _, scen := range []string{"login", "crash"} {
+		t.Run(scen+" scale 1000", func(t *testing.T) {
+			start := time.Now()
+			out, err := exec.Command(bin, "--headless", "--no-summary", "--scenario", scen, "--scale", "1000", "--duration", "2s").Output()
+			took := time.Since(start)
+			if err != nil {
+				t.Fatalf("exit %v", err)
+			}
+			// 2s of run, 2s of grace: a stop that waits for the work takes minutes.
+			if took > 4*time.Second {
+				t.Errorf("--duration 2s took %v", took)
+			}
+			last := lastLine(t, out)
+			if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
+				t.Errorf("last line's counts do not add up: %+v", last)
+			}
+		})
+	}
+	t.Run("stall SIGTERM", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "--headless", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("exit %v, want 143", err)
+		}
+		// The stop itself takes milliseconds; 2s is the issue's bound.
+		if took > 2*time.Second {
+			t.Errorf("exit %v after SIGTERM", took)
+		}
+		last := lastLine(t, stdout.Bytes())
+		if last.Probe.Max == nil || *last.Probe.Max < 2500 {
+			t.Errorf("last line's probe max %v ms, want the stall so far (about 3000)", last.Probe.Max)
+		}
+		if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
+			t.Errorf("last line's counts do not add up: %+v", last)
+		}
+		if cut, _ := last.Extra["stalls_cut"].(float64); cut != 1 {
+			t.Errorf("stalls_cut %v, want 1", last.Extra["stalls_cut"])
+		}
+		if !strings.Contains(stderr.String(), "cut a Loop stall short after") {
+			t.Errorf("the summary does not say the stall was cut:\n%s", stderr.String())
+		}
+	})
+	t.Run("second signal", func(t *testing.T) {
+		// Two signals back to back: the second comes while the run stops
+		// (or before the first is taken); either way the run exits 143
+		// at once and never waits on the stall.
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 || time.Since(sent) > 2*time.Second {
+			t.Errorf("exit %v after %v, want 143 within 2s; stderr %q", err, time.Since(sent), stderr.String())
+		}
+	})
+}
+
+// stopLine is what TestStopEndsTheRun reads of a JSON line.
+type stopLine struct {
+	Submitted  int64          `json:"submitted"`
+	Completed  int64          `json:"completed"`
+	Failed     int64          `json:"failed"`
+	TimedOut   int64          `json:"timed_out"`
+	Running    int64          `json:"running"`
+	QueueDepth int64          `json:"queue_depth"`
+	Extra      map[string]any `json:"extra"`
+	Probe      struct {
+		Max *float64 `json:"max_ms"`
+	} `json:"probe"`
+}
+
+func lastLine(t *testing.T, out []byte) stopLine {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var l stopLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &l); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	return l
+}
+
+// TestSuspendInTmux: kill -TSTP leaves the alternate screen with the
+// terminal back in line mode with echo, and stops the process; kill -CONT
+// brings the dashboard back; ctrl+z typed in the pane does the same; q
+// then exits 0 and the summary says how long it was suspended.
+func TestSuspendInTmux(t *testing.T) {
+	bin := buildBinary(t)
+	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
+	dashboard := func(s string) bool { return strings.Contains(s, "latency ms") && strings.Contains(s, "workers 1") }
+	tm.waitScreen("dashboard", 10*time.Second, dashboard)
+	tty := strings.TrimSpace(tm.run("display", "-p", "#{pane_tty}"))
+	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := childOf(t, pane)
+	for _, how := range []string{"kill -TSTP", "ctrl+z"} {
+		if how == "ctrl+z" {
+			tm.run("send-keys", "C-z")
+		} else {
+			tm.signal(syscall.SIGTSTP)
+		}
+		waitFor(t, how+": stopped, alternate screen off", 5*time.Second, func() bool {
+			return procState(pid) == "T" && strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "0"
+		})
+		out, err := exec.Command("stty", "-a", "-F", tty).CombinedOutput()
+		if err != nil {
+			t.Fatalf("stty: %v\n%s", err, out)
+		}
+		for _, f := range strings.Fields(string(out)) {
+			if f == "-echo" || f == "-icanon" {
+				t.Errorf("%s: the terminal has %s:\n%s", how, f, out)
+			}
+		}
+		tm.signal(syscall.SIGCONT)
+		waitFor(t, how+": dashboard back after SIGCONT", 5*time.Second, func() bool {
+			return strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "1" && dashboard(tm.screen())
+		})
+	}
+	tm.run("send-keys", "q")
+	s := tm.waitScreen("exit", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	if !strings.Contains(s, "EXIT=0") || !strings.Contains(s, "suspended 2x") {
+		t.Errorf("after q:\n%s", s)
+	}
+}
+
+// procState is the state letter of /proc/PID/stat (R, S, T...); "" unknown.
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return string(b[i+2])
+	}
+	return ""
+}
+
+// waitFor polls cond until it holds, within limit.
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: no %s", limit, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
