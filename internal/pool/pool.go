@@ -60,6 +60,7 @@ type Pool struct {
 	slots  [MaxSize]*worker // live workers (retiring included) by slot
 	idle   []*worker        // idle workers; the last gets the next task
 	free   []*task          // finished tasks to reuse (taskLocked, freeLocked)
+	slab   []task           // new tasks not handed out yet (taskLocked)
 	queue  fifo             // tasks waiting for a worker
 	// pending lists tasks handed to Inline and not yet started.
 	pending taskList

@@ -1077,6 +1077,23 @@ func TestSubmitAndDoAllocateNothing(t *testing.T) {
 	}); a >= 0.1 {
 		t.Errorf("Submit: %.2f allocs per task, want 0", a)
 	}
+	// A submitter running ahead of a blocked worker: the queue grows, new
+	// tasks come a slab at a time (and the queue's buffer doubles).
+	release := make(chan struct{})
+	if err := p.Resize(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Submit(func() { <-release }, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	if a := testing.AllocsPerRun(5000, func() {
+		if err := p.Submit(task, nil); err != nil {
+			t.Fatal(err)
+		}
+	}); a >= 0.1 {
+		t.Errorf("Submit with a growing queue: %.3f allocs per task, want about 1/%d", a, taskSlab)
+	}
 }
 
 // TestOnCPUMatchesTheThreadClock: a task burns a known amount of CPU time

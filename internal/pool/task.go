@@ -33,8 +33,14 @@ var replies = sync.Pool{New: func() any { return make(chan error, 1) }}
 // there beyond it goes to the garbage collector.
 const maxFree = 4096
 
+// taskSlab is how many tasks taskLocked allocates at once when the free
+// list is empty: a submitter running ahead of the workers (the queue
+// growing) costs one allocation per taskSlab tasks, not one per task.
+const taskSlab = 64
+
 // taskLocked returns a task to fill: a finished one from the free list, or
-// a new one. Submit allocates nothing in the steady state: a task goes back
+// the next of a slab of new ones. Submit allocates nothing in the steady
+// state, and one slab per taskSlab tasks while the queue grows: a task goes back
 // (freeLocked) only when nothing can refer to it any more: it finished on
 // a worker with no timer armed (or one stopped before it fired), or was
 // refused. Tasks run by Inline, dropped by Close or timed out are left to
@@ -47,7 +53,12 @@ func (p *Pool) taskLocked() *task {
 		p.free = p.free[:n-1]
 		return t
 	}
-	return new(task)
+	if len(p.slab) == 0 {
+		p.slab = make([]task, taskSlab)
+	}
+	t := &p.slab[0]
+	p.slab = p.slab[1:]
+	return t
 }
 
 // freeLocked clears t and puts it on the free list. Callers hold mu.
