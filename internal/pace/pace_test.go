@@ -72,3 +72,31 @@ func FuzzEvery(f *testing.F) {
 		}
 	})
 }
+
+// TestRate: arrivals of an open-loop stream as a table, and Due as the
+// inverse of Count (the io and crash scenarios' former arrivalsDue,
+// ioDueAt and dueTasks cases).
+func TestRate(t *testing.T) {
+	for _, c := range []struct {
+		el   time.Duration
+		rate int
+		want int64
+	}{
+		{0, 50, 0}, {-time.Minute, 50, 0}, {19 * time.Millisecond, 50, 0}, {20 * time.Millisecond, 50, 1},
+		{3 * time.Second, 50, 150}, {1500 * time.Millisecond, 3, 4}, {time.Hour, -1, 0},
+		{time.Second - 1, 3, 2}, {100 * 24 * time.Hour, 1_000_000, 100 * 24 * 3600 * 1_000_000},
+	} {
+		if got := (Rate{c.rate}).Count(c.el); got != c.want {
+			t.Errorf("Rate{%d}.Count(%v) = %d, want %d", c.rate, c.el, got, c.want)
+		}
+	}
+	for _, rate := range []int{1, 3, 7, 100, 333, 1000, 999_983} {
+		r := Rate{rate}
+		for k := int64(1); k < 2000; k += 37 {
+			d := r.Due(k)
+			if r.Count(d) < k || r.Count(d-1) >= k {
+				t.Fatalf("rate %d: arrival %d due at %v, but Count there %d and just before %d", rate, k, d, r.Count(d), r.Count(d-1))
+			}
+		}
+	}
+}
