@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/bench/internal/engine"
 	"github.com/offtop/offtop/internal/probe"
 )
 
 // BenchmarkSample is what one of offtop's samples costs the engine: the
-// reads session's sampler makes every --interval (pool.Stats and
-// pool.Utilization against the previous Stats, the Loop's Stats, the
+// reads session's sampler makes every --interval (engine.Sample: pool.Stats
+// and pool.Utilization against the previous Stats, the Loop's Stats, the
 // Loop-delay and scheduler probes' Stats), beside live probes at offtop's
 // 10ms resolution, one resolution apart (so the probes' histograms change
 // between samples, as they do paused) and a pool of N workers that ran 1000 tasks before the
@@ -21,27 +21,21 @@ import (
 func BenchmarkSample(b *testing.B) {
 	row := func(workers int, window time.Duration) {
 		b.Run(fmt.Sprintf("workers-%d/window-%v", workers, window), func(b *testing.B) {
-			loop := probe.NewLoop()
-			defer loop.Close()
-			lag := probe.StartLagProbe(loop.Post, probe.DefaultResolution, window)
-			defer lag.Stop()
-			sched := probe.StartSchedProbe(probe.DefaultResolution, window)
-			defer sched.Stop()
-			p, err := pool.New(pool.Options{Size: workers, Window: window})
+			e, err := engine.Start(workers, window)
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer p.Close()
+			defer e.Close()
 			for range 1000 {
-				if err := p.Submit(func() {}, nil); err != nil {
+				if err := e.Pool.Submit(func() {}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
-			for p.Counts().Completed < 1000 {
+			for e.Pool.Counts().Completed < 1000 {
 				time.Sleep(time.Millisecond)
 			}
 			time.Sleep(50 * time.Millisecond) // a few probe samples
-			prev := p.Stats()
+			e.Sample()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -50,12 +44,7 @@ func BenchmarkSample(b *testing.B) {
 				b.StopTimer()
 				time.Sleep(probe.DefaultResolution)
 				b.StartTimer()
-				cur := p.Stats()
-				_, _ = pool.Utilization(prev, cur)
-				_ = loop.Stats()
-				_ = lag.Stats()
-				_ = sched.Stats()
-				prev = cur
+				e.Sample()
 			}
 		})
 	}

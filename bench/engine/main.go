@@ -1,12 +1,12 @@
-// Command engine is offtop's engine alone, paused: the Loop with its
-// Loop-delay probe, the scheduler probe (both at offtop's 10ms resolution),
-// an idle pool of one worker, and, every -interval, the reads offtop's
-// sampler makes of them (pool Stats and Utilization, the Loop's Stats, both
-// probes' Stats). No session, scenario, encoder or screen. bench/observer
-// runs it beside offtop paused and the floor (bench/floor) in the same
-// window: engine/floor is what the engine costs beyond the wake-ups any
-// program with the same timers pays; offtop/engine is what the rest of
-// offtop (session, the paused scenario, the JSON or the screen) adds.
+// Command engine is offtop's engine alone, paused (bench/internal/engine):
+// the Loop with its Loop-delay probe, the scheduler probe (both at
+// offtop's 10ms resolution), an idle pool of one worker, and, every
+// -interval, the reads offtop's sampler makes of them. No session,
+// scenario, encoder or screen. bench/observer runs it beside offtop paused
+// and the floor (bench/floor) in the same window: engine/floor is what the
+// engine costs beyond the wake-ups any program with the same timers pays;
+// offtop/engine is what the rest of offtop (session, the paused scenario,
+// the JSON or the screen) adds.
 //
 // Usage: engine [-interval 250ms] [-duration 20s]
 package main
@@ -17,7 +17,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/bench/internal/engine"
 	"github.com/offtop/offtop/internal/probe"
 )
 
@@ -29,31 +29,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: engine [-interval D] [-duration D] (both > 0)")
 		os.Exit(2)
 	}
-	loop := probe.NewLoop()
-	defer loop.Close()
-	lag := probe.StartLagProbe(loop.Post, probe.DefaultResolution, probe.DefaultWindow)
-	defer lag.Stop()
-	sched := probe.StartSchedProbe(probe.DefaultResolution, probe.DefaultWindow)
-	defer sched.Stop()
-	p, err := pool.New(pool.Options{Size: 1, Inline: loop.Post})
+	e, err := engine.Start(1, probe.DefaultWindow)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "engine:", err)
 		os.Exit(1)
 	}
-	defer p.Close()
-	prev := p.Stats()
+	defer e.Close()
 	t := time.NewTicker(*interval)
 	defer t.Stop()
 	end := time.After(*duration)
 	for {
 		select {
 		case <-t.C:
-			cur := p.Stats()
-			_, _ = pool.Utilization(prev, cur)
-			_ = loop.Stats()
-			_ = lag.Stats()
-			_ = sched.Stats()
-			prev = cur
+			e.Sample()
 		case <-end:
 			return
 		}
