@@ -16,7 +16,7 @@ type runAcct struct {
 	mu       sync.Mutex
 	inRun    bool
 	run      uint64        // number of the run in progress (or last begun)
-	runStart time.Time     // start of the run in progress
+	runStart int64         // start of the run in progress (Pool.clock)
 	tid      int           // its OS thread (0: not known)
 	cpu0     time.Duration // that thread's CPU clock at run start
 	cpu0OK   bool          // cpu0 was read
@@ -28,11 +28,16 @@ type runAcct struct {
 }
 
 // record adds one finished task to the latency recorders.
-func (p *Pool) record(t *task, start, end time.Time) {
-	p.wait.RecordAt(hist.Sample{NS: int64(start.Sub(t.submitted)), At: end})
-	p.run.RecordAt(hist.Sample{NS: int64(end.Sub(start)), At: end})
-	p.total.RecordAt(hist.Sample{NS: int64(end.Sub(t.submitted)), At: end})
+// start and end are Pool.clock readings.
+func (p *Pool) record(t *task, start, end int64) {
+	at := p.at(end)
+	p.wait.RecordAt(hist.Sample{NS: start - t.submitted, At: at})
+	p.run.RecordAt(hist.Sample{NS: end - start, At: at})
+	p.total.RecordAt(hist.Sample{NS: end - t.submitted, At: at})
 }
+
+// at is the time of a Pool.clock reading.
+func (p *Pool) at(ns int64) time.Time { return p.epoch.Add(time.Duration(ns)) }
 
 // latBatch is how many tasks' latencies a worker keeps before it records
 // them into the pool's recorders itself; Stats records what is kept first.
@@ -49,14 +54,15 @@ type latBuf struct {
 }
 
 // add keeps t's latencies, recording the batch first when it is full.
-func (b *latBuf) add(p *Pool, t *task, start, end time.Time) {
+func (b *latBuf) add(p *Pool, t *task, start, end int64) {
 	b.mu.Lock()
 	if b.n == latBatch {
 		b.flushLocked(p)
 	}
-	b.wait[b.n] = hist.Sample{NS: int64(start.Sub(t.submitted)), At: end}
-	b.run[b.n] = hist.Sample{NS: int64(end.Sub(start)), At: end}
-	b.total[b.n] = hist.Sample{NS: int64(end.Sub(t.submitted)), At: end}
+	at := p.at(end)
+	b.wait[b.n] = hist.Sample{NS: start - t.submitted, At: at}
+	b.run[b.n] = hist.Sample{NS: end - start, At: at}
+	b.total[b.n] = hist.Sample{NS: end - t.submitted, At: at}
 	b.n++
 	b.mu.Unlock()
 }
@@ -98,7 +104,7 @@ func (p *Pool) ResetLatency() {
 
 // beginRun starts a run on the calling worker goroutine: it locks the
 // goroutine to its OS thread and reads the thread's id and CPU clock.
-func (w *runAcct) beginRun(start time.Time, th *threadLock) {
+func (w *runAcct) beginRun(start int64, th *threadLock) {
 	th.acquire()
 	cpu, ok := cpuclock.Self()
 	w.mu.Lock()
@@ -112,11 +118,11 @@ func (w *runAcct) beginRun(start time.Time, th *threadLock) {
 // wall and CPU time, and unlocks the thread. After it Stats no longer reads
 // that thread. When detach already ended that run (the goroutine was
 // abandoned), it only unlocks the thread.
-func (w *runAcct) endRun(end time.Time, th *threadLock) {
+func (w *runAcct) endRun(end int64, th *threadLock) {
 	cpu, ok := cpuclock.Self()
 	w.mu.Lock()
 	if w.inRun && w.run == th.run {
-		if d := end.Sub(w.runStart); d > 0 {
+		if d := time.Duration(end - w.runStart); d > 0 {
 			w.busy += d
 		}
 		if ok && w.cpu0OK {
@@ -137,13 +143,13 @@ func (w *runAcct) endRun(end time.Time, th *threadLock) {
 // replacement starts, so the slot counts the abandoned task up to its
 // timeout and no further. The thread's CPU clock is read from outside, as
 // read does.
-func (w *runAcct) detach(end time.Time) {
+func (w *runAcct) detach(end int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.inRun {
 		return
 	}
-	if d := end.Sub(w.runStart); d > 0 {
+	if d := time.Duration(end - w.runStart); d > 0 {
 		w.busy += d
 	}
 	cpuOK := false
@@ -165,14 +171,14 @@ func (w *runAcct) detach(end time.Time) {
 // included. While w.mu is held with inRun set the worker cannot leave its
 // thread (endRun needs w.mu first), so reading that thread's CPU clock from
 // here is safe.
-func (w *runAcct) read(at time.Time, ws *WorkerStats) {
+func (w *runAcct) read(at int64, ws *WorkerStats) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ws.Busy, ws.OnCPU, ws.OnCPUKnown = w.busy, w.onCPU, w.cpuOK
 	if !w.inRun {
 		return
 	}
-	if d := at.Sub(w.runStart); d > 0 {
+	if d := time.Duration(at - w.runStart); d > 0 {
 		ws.Busy += d
 	}
 	if w.tid != 0 && w.cpu0OK {
@@ -225,15 +231,4 @@ func fraction(d, dt time.Duration) float64 {
 		return 1
 	}
 	return f
-}
-
-// monoClock is the default Options.Now: a clock that reads only the
-// monotonic clock. time.Now reads the wall clock and the monotonic clock
-// (two vDSO reads, ~36 ns here); time.Since on a time that carries a
-// monotonic reading reads one (~21 ns), and the pool reads its clock three
-// times per task. Its wall time is New's plus the monotonic time elapsed,
-// so it does not follow wall-clock steps; only differences are used.
-func monoClock() func() time.Time {
-	t0 := time.Now()
-	return func() time.Time { return t0.Add(time.Since(t0)) }
 }

@@ -43,13 +43,13 @@ func (p *Pool) runInline(t *task) {
 	p.mu.Unlock()
 
 	ok := false
-	start := p.now()
+	start := p.clock()
 	defer func() {
 		var err error
 		if !ok {
 			err = panicError(recover())
 		}
-		end := p.now()
+		end := p.clock()
 		p.mu.Lock()
 		p.running--
 		if err != nil {

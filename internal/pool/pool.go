@@ -42,7 +42,9 @@ const DefaultWindow = 5 * time.Second
 // without a timeout arm nothing; their only extra cost is a state write
 // under mu that is taken anyway.
 type Pool struct {
-	now     func() time.Time
+	now     func() time.Time // Options.Now, or epoch plus clock
+	clock   func() int64     // ns since epoch on the pool's clock: one read per call
+	epoch   time.Time        // New's reading of the clock
 	inline  func(fn func())
 	maxQ    int
 	onPanic func(any) // Options.PanicHandler
@@ -90,8 +92,14 @@ func New(o Options) (*Pool, error) {
 	if o.MaxQueue < 0 {
 		o.MaxQueue = 0
 	}
+	epoch := time.Now()
+	clock := func() int64 { return int64(time.Since(epoch)) }
 	if o.Now == nil {
-		o.Now = monoClock()
+		o.Now = func() time.Time { return epoch.Add(time.Since(epoch)) }
+	} else {
+		now := o.Now
+		epoch = now()
+		clock = func() int64 { return int64(now().Sub(epoch)) }
 	}
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
@@ -104,6 +112,8 @@ func New(o Options) (*Pool, error) {
 	}
 	p := &Pool{
 		now:          o.Now,
+		clock:        clock,
+		epoch:        epoch,
 		inline:       o.Inline,
 		onPanic:      o.PanicHandler,
 		maxQ:         o.MaxQueue,
@@ -160,7 +170,7 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 // submitTask queues a task for fn (a recycled one when there is one) that
 // reports to done or reply.
 func (p *Pool) submitTask(fn func(), done func(error), reply chan<- error, timeout time.Duration) error {
-	now := p.now()
+	now := p.clock()
 	p.mu.Lock()
 	t := p.taskLocked()
 	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, now, timeout
@@ -416,9 +426,10 @@ func (p *Pool) Stats() Stats {
 	}
 	p.mu.Unlock()
 
-	s.At = p.now()
+	at := p.clock()
+	s.At = p.at(at)
 	for i, w := range ws[:n] {
-		w.read(s.At, &s.Workers[i])
+		w.read(at, &s.Workers[i])
 		w.lat.flush(p)
 	}
 	s.Wait, s.Run, s.Total = p.wait.Window(), p.run.Window(), p.total.Window()

@@ -17,8 +17,8 @@ var errGoexit = errors.New("pool: task called runtime.Goexit")
 type task struct {
 	fn        func()
 	done      func(error)
-	reply     chan<- error // Do's: gets what done would (cap 1); nil for Submit
-	submitted time.Time
+	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
+	submitted int64         // Pool.clock at Submit
 	timeout   time.Duration // run-time limit on a worker; 0 = none
 	timer     *time.Timer   // armed while the task runs with a timeout
 

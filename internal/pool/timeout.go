@@ -2,7 +2,6 @@ package pool
 
 import (
 	"fmt"
-	"time"
 )
 
 // DefaultMaxAbandoned is the cap on abandoned goroutines used when
@@ -16,7 +15,7 @@ const DefaultMaxAbandoned = 64
 // goroutine is abandoned: it leaves the slot and the wait group, and a new
 // worker sharing the slot's accounting takes the slot at once (unless w was
 // retiring or the pool is closed). At the cap, w keeps the slot, stuck.
-func (p *Pool) expire(w *worker, t *task, start time.Time) {
+func (p *Pool) expire(w *worker, t *task, start int64) {
 	p.mu.Lock()
 	if t.state != stQueued { // returned first
 		p.mu.Unlock()
@@ -44,7 +43,7 @@ func (p *Pool) expire(w *worker, t *task, start time.Time) {
 		p.stuck++
 	}
 	p.mu.Unlock()
-	end := p.now()
+	end := p.clock()
 	if fresh != nil {
 		// End the abandoned goroutine's run in the slot's accounting
 		// before the replacement can begin one there.

@@ -59,7 +59,7 @@ func (p *Pool) work(w *worker, t *task) {
 	counted := true // this goroutine counts in p.wg
 	defer func() {
 		if th.locked {
-			w.endRun(p.now(), &th)
+			w.endRun(p.clock(), &th)
 		}
 		w.lat.flush(p) // a retiring slot's latencies are not lost
 		if counted {
@@ -76,7 +76,7 @@ func (p *Pool) work(w *worker, t *task) {
 			}
 			if !handed {
 				if th.locked {
-					w.endRun(p.now(), &th)
+					w.endRun(p.clock(), &th)
 				}
 				t = <-w.wake
 			}
@@ -100,7 +100,7 @@ func (p *Pool) work(w *worker, t *task) {
 // the run and starts a replacement goroutine for the slot.
 func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit, abandoned bool) {
 	ok := false
-	start := p.now()
+	start := p.clock()
 	if !th.locked {
 		w.beginRun(start, th)
 	}
@@ -117,7 +117,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		if !ok {
 			err = panicError(recover())
 		}
-		end := p.now()
+		end := p.clock()
 		if err != nil {
 			// This goroutine ends; its run must end before the
 			// replacement (sharing w) can begin one.
