@@ -189,6 +189,9 @@ func New(c Config) (*Session, error) {
 		MaxQueue: c.MaxQueue,
 		Inline:   s.loop.Post,
 		Window:   c.Window,
+		// A done callback's panic or a pool bug reaches offtop's crash
+		// handler: terminal restored.
+		PanicHandler: guard.Handle,
 	})
 	if err != nil {
 		s.loop.Close()
