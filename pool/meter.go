@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
 	ipool "github.com/offtop/offtop/internal/pool"
 )
@@ -147,7 +148,7 @@ func (m *Meter) runTask(fn func(), at time.Time) {
 		m.run.Record(int64(end.Sub(start)))
 		m.total.Record(int64(end.Sub(at)))
 	}()
-	cpu, cpuOK = measureCPU(func() {
+	cpu, cpuOK = cpuclock.Measure(func() {
 		fn()
 		ok = true
 	})
@@ -200,7 +201,7 @@ func (m *Meter) engineStats() ipool.Stats {
 	}
 	s.Workers = make([]ipool.WorkerStats, n)
 	for i := range s.Workers {
-		w := ipool.WorkerStats{Slot: i, Started: m.start, OnCPUKnown: onCPUSupported}
+		w := ipool.WorkerStats{Slot: i, Started: m.start, OnCPUKnown: cpuclock.Known}
 		if i < len(m.places) {
 			p := m.places[i]
 			w.Busy, w.OnCPU, w.Running = p.busy, p.onCPU, p.running

@@ -23,6 +23,11 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
   --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
   --duration D      measured time per size (default 5s), after a short warm-up
   --scale F         work size multiplier (default 1)
+  --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
+                    named as seed 001 names them (plain, cluster, worker_threads,
+                    both)
+  --per-task        run every size twice: on the pool, then a goroutine per task
+  --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table
 progress goes to stderr, the table to stdout`
 
@@ -36,6 +41,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	asJSON := fs.Bool("json", false, "")
+	loops := fs.String("loops", "", "")
+	fs.BoolVar(&c.PerTask, "per-task", false, "")
+	checkSeeds := seedFlags(fs, &c.Base, nil)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -47,6 +55,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["loops"] {
+		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
+			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
+			return sweepUsageError(stderr, fmt.Sprintf("--loops: %s: %s", why, quote(*loops)))
+		}
+		if c.Base.Scenario != "server" {
+			return sweepUsageError(stderr, "--loops: only server has Loops, not "+quote(c.Base.Scenario))
+		}
+	}
+	if err := checkSeeds(seen); err != nil {
+		return sweepUsageError(stderr, err.Error())
 	}
 	if c.Duration < time.Second {
 		// Shorter runs hold fewer samples than a window needs (the

@@ -14,11 +14,16 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/pace"
 )
 
 func init() {
 	register("io", "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
-		func(Config) Scenario { return newIOScenario() })
+		func(c Config) Scenario {
+			s := newIOScenario()
+			s.listen = c.Listen
+			return s
+		})
 }
 
 // The io scenario's workload. Seed 004 sends each task's request to
@@ -82,6 +87,7 @@ type ioScenario struct {
 
 	env    Env
 	delay  time.Duration
+	listen string // address to listen on; "" is 127.0.0.1:0
 	ln     net.Listener
 	srv    *http.Server
 	client *http.Client
@@ -129,7 +135,11 @@ func (s *ioScenario) Start(env Env) error {
 	s.env = env
 	s.lat = hist.NewRecorder(env.Window, nil)
 	s.cpu.Store(&cpuMeter{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := s.listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("io: listen: %w", err)
 	}
@@ -176,18 +186,12 @@ func (s *ioScenario) handleCall(w http.ResponseWriter, r *http.Request) {
 // arrivalsDue is how many arrivals are due elapsed after t0 at rate per
 // second: arrival k (k = 1, 2, ...) is due at ioDueAt(k, rate).
 func arrivalsDue(elapsed time.Duration, rate int) int64 {
-	if elapsed <= 0 || rate <= 0 {
-		return 0
-	}
-	return int64(elapsed) * int64(rate) / int64(time.Second)
+	return pace.Rate{PerSecond: rate}.Count(elapsed)
 }
 
 // ioDueAt is when arrival k is due after t0: k/rate seconds, rounded up to
 // the ns so that arrivalsDue(ioDueAt(k, rate), rate) >= k.
-func ioDueAt(k int64, rate int) time.Duration {
-	r := int64(rate)
-	return time.Duration((k*int64(time.Second) + r - 1) / r)
-}
+func ioDueAt(k int64, rate int) time.Duration { return pace.Rate{PerSecond: rate}.Due(k) }
 
 // generate submits arrivals at the current rate until Stop. Pacing is a
 // pure function of the time since t0 (arrivalsDue): arrivals due while the
@@ -339,8 +343,10 @@ func (s *ioScenario) Status() Status {
 	if s.cpuOn.Load() {
 		fibText = "on"
 	}
+	addr := s.ln.Addr().String()
+	rs = append(rs, Str("listen_addr", "listening on", addr))
 	return Status{
-		Load:     fmt.Sprintf("%d calls/s open-loop, %v delay each, fib(%d) %s", rate, s.delay, ioFibN, fibText),
+		Load:     fmt.Sprintf("on %s: %d calls/s open-loop, %v delay each, fib(%d) %s", addr, rate, s.delay, ioFibN, fibText),
 		Readouts: rs,
 	}
 }

@@ -18,6 +18,8 @@ var actionNames = map[ActionKind]string{
 	ToggleCPU:         "toggle_cpu",
 	AddGOMAXPROCS:     "add_gomaxprocs",
 	DefaultGOMAXPROCS: "default_gomaxprocs",
+	TogglePerTask:     "per_task",
+	Turn:              "turn",
 }
 
 // String is k's JSON name, or "kind N" for an unknown one.
@@ -31,15 +33,16 @@ func (k ActionKind) String() string {
 type actionJSON struct {
 	Kind string `json:"kind"`
 	N    int    `json:"n"`
+	Key  string `json:"key,omitempty"` // Turn's knob
 }
 
-// MarshalJSON encodes a as {"kind":NAME,"n":N}.
+// MarshalJSON encodes a as {"kind":NAME,"n":N} (with "key" for Turn).
 func (a Action) MarshalJSON() ([]byte, error) {
 	n, ok := actionNames[a.Kind]
 	if !ok {
 		return nil, fmt.Errorf("%w: kind %d", ErrAction, int(a.Kind))
 	}
-	return json.Marshal(actionJSON{Kind: n, N: a.N})
+	return json.Marshal(actionJSON{Kind: n, N: a.N, Key: a.Key})
 }
 
 // UnmarshalJSON decodes {"kind":NAME,"n":N}; an unknown kind is an error
@@ -51,7 +54,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 	}
 	for k, n := range actionNames {
 		if n == j.Kind {
-			*a = Action{Kind: k, N: j.N}
+			*a = Action{Kind: k, N: j.N, Key: j.Key}
 			return nil
 		}
 	}

@@ -32,6 +32,7 @@ func (d *Decoder) Snapshot(j SnapshotJSON) Snapshot {
 		Look:             j.Look,
 		Load:             j.Load,
 		Paused:           j.Paused,
+		PerTask:          j.PerTask,
 		Workers:          j.Workers,
 		GOMAXPROCS:       j.GOMAXPROCS,
 		GOMAXPROCSSource: j.GOMAXPROCSSource,
@@ -106,6 +107,8 @@ func (d *Decoder) Snapshot(j SnapshotJSON) Snapshot {
 			}
 		case float64:
 			r.Value, r.Known = v, true
+		case string:
+			r.Str, r.Text, r.Known = true, v, true
 		}
 		s.Readouts = append(s.Readouts, r)
 	}

@@ -16,7 +16,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	lat := hist.Summary{P50: 1500 * time.Microsecond, P90: 2 * time.Millisecond, P99: 9 * time.Millisecond,
 		P999: 12 * time.Millisecond, Max: 20 * time.Millisecond, Count: 400}
 	s := Snapshot{
-		Elapsed: 3250 * time.Millisecond, Scenario: "server", Look: "look here", Load: "2 clients",
+		Elapsed: 3250 * time.Millisecond, Scenario: "server", Look: "look here", Load: "2 clients", PerTask: true,
 		Workers: 2, GOMAXPROCS: 2, GOMAXPROCSSource: "runtime", NumCPU: 2, CPULimit: 1.5, AffinityCPUs: 2,
 		SuggestedWorkers: 1, SuggestedRule: "rule", QueueDepth: 3, Submitted: 10, Completed: 6, Running: 1,
 		ThroughputPerSec: 4.25, WorkerSlots: []int{0, 1}, WorkerBusy: []float64{0.5, 1},
@@ -25,7 +25,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		Probe: lat, ProbeRaw: lat, ProbeTotal: lat, Sched: lat, Task: lat, TaskWait: lat,
 		ProbeP99History: []float64{1, 2.5},
 		Readouts: []scenarios.Readout{{Key: "answer_ok", Value: 1, Known: true, Bool: true},
-			{Key: "ping_p99_ms", Value: 3.5, Known: true}, {Key: "z_unknown"}},
+			{Key: "ping_p99_ms", Value: 3.5, Known: true}, {Key: "split", Str: true, Text: "4x8", Known: true}, {Key: "z_unknown"}},
 		Sizes: []SizeRow{{Scenario: "server", Workers: 2, GOMAXPROCS: 2, Held: 3 * time.Second,
 			Probe:    hist.Summary{P99: 9 * time.Millisecond, Max: 20 * time.Millisecond, Count: 300},
 			Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
@@ -63,7 +63,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 
 func TestActionJSON(t *testing.T) {
 	for k := range actionNames {
-		a := Action{Kind: k, N: -3}
+		a := Action{Kind: k, N: -3, Key: "k"}
 		b, err := json.Marshal(a)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/offtop/offtop/internal/pace"
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/scenarios"
@@ -75,7 +76,8 @@ func (sm *sampler) prime(s *Session) {
 // nextDue is the index of the first due time t0 + n*period strictly after
 // elapsed, and at least k+1: a pure function of elapsed time.
 func nextDue(elapsed, period time.Duration, k int64) int64 {
-	return max(int64(elapsed/period)+1, k+1)
+	next, _ := pace.Every{Period: period}.Next(elapsed, k)
+	return next
 }
 
 // take reads every source once and builds a Snapshot.

@@ -45,10 +45,16 @@ type Config struct {
 	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
 	// runtime.
 	GOMAXPROCS int
-	Scenarios  scenarios.Config
+	// NoLoad starts the run paused: the scenario's own load off, as after
+	// space, so an outside load generator can drive its server.
+	NoLoad bool
+	// PerTask starts the run with a goroutine per task instead of the
+	// pool's workers (pool.SetPerTask; the u key toggles it).
+	PerTask   bool
+	Scenarios scenarios.Config
 	// Program, when not nil, makes the session watch a running program
 	// (its pool, its loop) instead of running Scenario; Workers, Scale,
-	// MaxQueue and Scenarios are then ignored.
+	// MaxQueue, PerTask and Scenarios are then ignored.
 	Program *Program
 }
 
@@ -209,6 +215,9 @@ func New(c Config) (*Session, error) {
 			MaxQueue: c.MaxQueue,
 			Inline:   s.loop.Post,
 			Window:   c.Window,
+			// A done callback's panic or a pool bug reaches offtop's crash
+			// handler: terminal restored.
+			PanicHandler: guard.Handle,
 		})
 		s.pool = s.own
 	}
@@ -216,6 +225,9 @@ func New(c Config) (*Session, error) {
 		s.loop.Close()
 		s.sys.Close()
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if s.own != nil {
+		s.own.SetPerTask(c.PerTask)
 	}
 	if c.GOMAXPROCS > 0 {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
@@ -230,6 +242,10 @@ func New(c Config) (*Session, error) {
 	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
+		s.paused = true
+		scen.Pause(true)
+	}
 	if err := scen.Start(s.env()); err != nil {
 		s.shutdown()
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
@@ -251,8 +267,11 @@ func (s *Session) env() scenarios.Env {
 		Offload: s.own.Do,
 		Submit:  s.own.Submit,
 		Workers: func() int { return s.own.Stats().Size },
+		PerTask: s.own.PerTask,
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
+
+		Resolution: s.cfg.Resolution,
 
 		SubmitTimeout: s.own.SubmitTimeout,
 		Counts:        s.own.Counts,
@@ -352,6 +371,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
+	snap.PerTask = s.own != nil && s.own.PerTask()
 	cpus := s.cpus
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
@@ -381,6 +401,7 @@ func oversubscribed(s Snapshot) bool {
 // control copies the control state of ctl (an overlay) into s.
 func (s *Snapshot) control(ctl Snapshot) {
 	s.Scenario, s.Look, s.Paused, s.Workers = ctl.Scenario, ctl.Look, ctl.Paused, ctl.Workers
+	s.PerTask = ctl.PerTask
 	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
 	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
 	s.Oversubscribed = ctl.Oversubscribed
@@ -475,6 +496,12 @@ func (s *Session) apply(a Action) error {
 	case ToggleCPU:
 		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
 			c.ToggleCPU()
+		}
+	case TogglePerTask:
+		s.own.SetPerTask(!s.own.PerTask()) // a scenario session's: programCheck refuses it in a Program
+	case Turn:
+		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
+			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
 		n := min(max(runtime.GOMAXPROCS(0)+a.N, 1), runtime.NumCPU())

@@ -30,7 +30,38 @@ type Config struct {
 	// start, the first batch fills the pool. 0 means Duration/5, at most 2s.
 	// It lasts until the scenario's first answer in any case.
 	Warmup time.Duration
+	// Loops, when set, sweeps server's Loops too: every pool size at each
+	// count of Loops, rows named as seed 001 names them (SeedName).
+	Loops []int
+	// PerTask, when set, runs every row twice: on the pool, then with a
+	// goroutine per task (session.Config.PerTask), named pool and per-task.
+	PerTask bool
 }
+
+// SeedName is seed 001's name for a configuration: plain (1 Loop, no
+// pool), cluster (Loops, no pool), worker_threads (1 Loop and a pool),
+// both.
+func SeedName(loops, workers int) string {
+	switch {
+	case loops <= 1 && workers == 0:
+		return "plain"
+	case workers == 0:
+		return "cluster"
+	case loops <= 1:
+		return "worker_threads"
+	default:
+		return "both"
+	}
+}
+
+// ParseLoops reads a comma-separated list of Loop counts, each
+// 1..scenarios.MaxLoops, no duplicates.
+func ParseLoops(s string) ([]int, error) {
+	return parseList(s, 1, scenarios.MaxLoops, ErrLoops, "a count")
+}
+
+// ErrLoops is returned by ParseLoops for a malformed list.
+var ErrLoops = errors.New("bad loops list")
 
 // ErrWorkers is returned by ParseWorkers for a malformed list.
 var ErrWorkers = errors.New("bad workers list")
@@ -38,21 +69,27 @@ var ErrWorkers = errors.New("bad workers list")
 // ParseWorkers reads a comma-separated list of pool sizes such as
 // "0,1,2,4,8": each 0..session.MaxWorkers, at least one, no duplicates.
 func ParseWorkers(s string) ([]int, error) {
+	return parseList(s, 0, session.MaxWorkers, ErrWorkers, "a size")
+}
+
+// parseList reads a comma-separated list of distinct numbers lo..hi;
+// errors wrap bad and call a number what ("a size twice").
+func parseList(s string, lo, hi int, bad error, what string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: empty", ErrWorkers)
+		return nil, fmt.Errorf("%w: empty", bad)
 	}
 	var out []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: not a whole number: %.40q", ErrWorkers, f)
+			return nil, fmt.Errorf("%w: not a whole number: %.40q", bad, f)
 		}
-		if n < 0 || n > session.MaxWorkers {
-			return nil, fmt.Errorf("%w: outside 0..%d: %d", ErrWorkers, session.MaxWorkers, n)
+		if n < lo || n > hi {
+			return nil, fmt.Errorf("%w: outside %d..%d: %d", bad, lo, hi, n)
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("%w: a size twice: %d", ErrWorkers, n)
+			return nil, fmt.Errorf("%w: %s twice: %d", bad, what, n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -63,7 +100,12 @@ func ParseWorkers(s string) ([]int, error) {
 // Row is one pool size's results. Pointers are nil where a figure does not
 // apply or has no data (JSON null, "n/a" in the table).
 type Row struct {
-	Workers int `json:"workers"`
+	// Name is the row's name when the sweep compares configurations
+	// (seed 001's plain, cluster, worker_threads, both; pool, per-task).
+	Name    string `json:"name,omitempty"`
+	Loops   int    `json:"loops,omitempty"`
+	PerTask bool   `json:"per_task,omitempty"`
+	Workers int    `json:"workers"`
 	// ThroughputPerS is pool tasks completed per second over the run.
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	// CPUSeconds is process CPU time over the measured run; CPUPerWall is
@@ -127,13 +169,52 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
 		Columns:    scenarios.SweepKeys(c.Base.Scenario),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
-	for i, n := range c.Workers {
-		fmt.Fprintf(progress, "sweep: %s at %d workers (%d/%d), %v after a warm-up of at least %v\n",
-			res.Scenario, n, i+1, len(c.Workers), c.Duration, warm)
-		row, snap, err := runOne(ctx, c.Base, n, warm, c.Duration, res.Columns)
+	type conf struct {
+		loops, workers int
+		perTask        bool
+	}
+	var confs []conf
+	loops := c.Loops
+	if len(loops) == 0 {
+		loops = []int{0} // the base's
+	}
+	modes := []bool{c.Base.PerTask}
+	if c.PerTask {
+		modes = []bool{false, true}
+	}
+	for _, n := range c.Workers { // seed 001's order: plain, cluster, worker_threads, both
+		for _, l := range loops {
+			for _, pt := range modes {
+				confs = append(confs, conf{l, n, pt})
+			}
+		}
+	}
+	for i, cf := range confs {
+		base := c.Base
+		label := fmt.Sprintf("%d workers", cf.workers)
+		if cf.loops > 0 {
+			base.Scenarios.ServerLoops = cf.loops
+			label = fmt.Sprintf("%d Loops, %s", cf.loops, label)
+		}
+		base.PerTask = cf.perTask
+		if c.PerTask {
+			label += map[bool]string{false: ", pool", true: ", per-task"}[cf.perTask]
+		}
+		fmt.Fprintf(progress, "sweep: %s at %s (%d/%d), %v after a warm-up of at least %v\n",
+			res.Scenario, label, i+1, len(confs), c.Duration, warm)
+		row, snap, err := runOne(ctx, base, cf.workers, warm, c.Duration, res.Columns)
 		if err != nil {
 			res.Took = time.Since(start)
 			return res, err
+		}
+		row.Loops, row.PerTask = cf.loops, cf.perTask
+		switch {
+		case cf.loops > 0:
+			row.Name = SeedName(cf.loops, cf.workers)
+		case c.PerTask && cf.perTask:
+			row.Name = "per-task"
+		case c.PerTask:
+			row.Name = "pool"
 		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
 		if snap.CPULimit > 0 {
@@ -312,6 +393,17 @@ func (r Result) Write(w io.Writer) error {
 		col("task p99 ms", func(row Row) string { return num(row.TaskP99MS) }),
 		col("RSS MB", func(row Row) string { return num(row.RSSMB) }),
 	)
+	if len(r.Rows) > 0 && r.Rows[0].Name != "" { // a comparison: name the rows first
+		cols = append([]report.Column{
+			col("name", func(row Row) string { return row.Name }),
+			col("Loops", func(row Row) string {
+				if row.Loops == 0 {
+					return "-"
+				}
+				return strconv.Itoa(row.Loops)
+			}),
+		}, cols...)
+	}
 	for _, k := range r.Columns {
 		cols = append(cols, col(k, func(row Row) string { return num(row.Extra[k]) }))
 	}
