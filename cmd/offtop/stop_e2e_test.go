@@ -285,3 +285,42 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestStopSignalWinsOverSuspension: a dashboard suspended with ctrl+z in
+// an interactive shell (job control: the shell takes the terminal) and
+// then sent SIGTERM and SIGCONT, as kill %1 does, ends within 2s of the
+// SIGCONT with status 143 instead of stopping itself again in the
+// background, and leaves the alternate screen off.
+func TestStopSignalWinsOverSuspension(t *testing.T) {
+	bin := buildBinary(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for job control")
+	}
+	tm := newTmux(t, 100, 30, "bash --norc --noprofile -i")
+	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.run("send-keys", bin+" --scenario count --workers 1", "Enter")
+	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool { return strings.Contains(s, "sizes tried") })
+	pid := childOf(t, pane)
+	tm.run("send-keys", "C-z")
+	waitFor(t, "stopped, alternate screen off", 5*time.Second, func() bool {
+		return procState(pid) == "T" && strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "0"
+	})
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "exit after SIGTERM, SIGCONT", 2*time.Second, func() bool {
+		st := procState(pid)
+		return st == "" || st == "Z"
+	})
+	tm.run("send-keys", "jobs", "Enter")
+	s := tm.waitScreen("the shell's report", 5*time.Second, func(s string) bool { return strings.Contains(s, "Exit 143") })
+	if on := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); on != "0" {
+		t.Errorf("alternate screen on after the exit:\n%s", s)
+	}
+}

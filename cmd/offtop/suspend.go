@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,12 +33,23 @@ import (
 // any stop of the world (SIGSTOP, a VM paused), and the samples not taken
 // are counted as missed. The summary says so with how long it was
 // suspended (note).
+//
+// A stop signal (SIGINT, SIGTERM, SIGHUP) wins over the suspension: one
+// pending when the process is continued (kill %1 sends SIGTERM then
+// SIGCONT; so does kill -TERM $pid; kill -CONT $pid) ends the stopping
+// loop at once, in the background too, and the run ends as that signal
+// says, the terminal left as the suspension restored it. One received
+// before a suspension cancels it.
 type suspender struct {
 	p    *tea.Program
 	tty  int // fd of the terminal, for its foreground process group; -1 unknown
 	want chan struct{}
 	tstp chan os.Signal
+	quit chan os.Signal // stop signals: a copy of those the run's own handler gets
 	done chan struct{}
+
+	quitting atomic.Bool               // a stop signal came: suspend no more
+	ended    atomic.Pointer[os.Signal] // the stop signal that ended a suspension
 
 	mu      sync.Mutex
 	n       int           // suspensions
@@ -47,11 +59,13 @@ type suspender struct {
 // newSuspender starts listening for SIGTSTP and suspend requests (ask);
 // stop ends it.
 func newSuspender(p *tea.Program, tty *os.File) *suspender {
-	s := &suspender{p: p, tty: -1, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1), done: make(chan struct{})}
+	s := &suspender{p: p, tty: -1, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
+		quit: make(chan os.Signal, 1), done: make(chan struct{})}
 	if tty != nil {
 		s.tty = int(tty.Fd())
 	}
 	signal.Notify(s.tstp, syscall.SIGTSTP)
+	signal.Notify(s.quit, stopSignals...)
 	crash.Go(s.loop)
 	return s
 }
@@ -68,6 +82,18 @@ func (s *suspender) ask() {
 func (s *suspender) stop() {
 	close(s.done)
 	signal.Stop(s.tstp)
+	signal.Stop(s.quit)
+}
+
+// stopPending reports whether a stop signal has come, now or before.
+func (s *suspender) stopPending() bool {
+	select {
+	case sg := <-s.quit:
+		s.quitting.Store(true)
+		s.ended.CompareAndSwap(nil, &sg)
+	default:
+	}
+	return s.quitting.Load()
 }
 
 func (s *suspender) loop() {
@@ -77,8 +103,14 @@ func (s *suspender) loop() {
 			return
 		case <-s.tstp:
 		case <-s.want:
+		case sg := <-s.quit:
+			s.quitting.Store(true)
+			s.ended.CompareAndSwap(nil, &sg)
+			continue
 		}
-		s.suspend()
+		if !s.stopPending() {
+			s.suspend()
+		}
 	}
 }
 
@@ -98,6 +130,12 @@ func (s *suspender) suspend() {
 		// pane) in the same group must not be stopped with it.
 		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 		<-cont
+		// The os/signal loop hands out pending signals in number order,
+		// SIGHUP, SIGINT and SIGTERM before SIGCONT: one sent before the
+		// SIGCONT is on quit by now.
+		if s.stopPending() {
+			break
+		}
 		if s.foreground() {
 			break
 		}
@@ -107,6 +145,16 @@ func (s *suspender) suspend() {
 	s.n++
 	s.stopped += time.Since(from)
 	s.mu.Unlock()
+	if s.stopPending() {
+		// The run ends; the terminal stays as ReleaseTerminal left it.
+		// Kill, not Quit: Quit draws a last frame, here over the shell.
+		// Bubble Tea sets the terminal's modes again as it stops: from
+		// the background that raises SIGTTOU, which would stop the
+		// process once more.
+		signal.Ignore(syscall.SIGTTOU)
+		s.p.Kill()
+		return
+	}
 	_ = s.p.RestoreTerminal()
 	s.p.Send(tea.ClearScreen()) // a whole redraw: the screen was the shell's meanwhile
 }
@@ -129,6 +177,15 @@ func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 		return nil
 	}
 	return msg
+}
+
+// endedBy is the stop signal that ended the run while it was suspended;
+// nil when none did.
+func (s *suspender) endedBy() os.Signal {
+	if sg := s.ended.Load(); sg != nil && s.quitting.Load() {
+		return *sg
+	}
+	return nil
 }
 
 // note tells, after the summary, how long the run was suspended; nothing

@@ -105,6 +105,12 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 
 	_, err = p.Run()
 	ended.Store(true)
+	if sg := sus.endedBy(); sg != nil {
+		// A stop signal ended a suspension: the suspender killed the
+		// program, perhaps before the handler above saw the signal.
+		got.CompareAndSwap(nil, &sg)
+		err = nil
+	}
 	if cr.isCrashed() {
 		return nil // run prints the panic
 	}
