@@ -286,12 +286,12 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 	}
 }
 
-// TestStopSignalWinsOverSuspension: a dashboard suspended with ctrl+z in
-// an interactive shell (job control: the shell takes the terminal) and
-// then sent SIGTERM and SIGCONT, as kill %1 does, ends within 2s of the
-// SIGCONT with status 143 instead of stopping itself again in the
-// background, and leaves the alternate screen off.
-func TestStopSignalWinsOverSuspension(t *testing.T) {
+// dashboardInShell runs offtop with args in an interactive bash (job
+// control: ctrl+z gives the terminal to the shell, fg takes it back) in a
+// 100x30 tmux pane, waits for the dashboard and returns the pane and
+// offtop's pid. It skips without tmux or bash.
+func dashboardInShell(t *testing.T, args ...string) (*tmux, int) {
+	t.Helper()
 	bin := buildBinary(t)
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash for job control")
@@ -301,9 +301,18 @@ func TestStopSignalWinsOverSuspension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm.run("send-keys", bin+" --scenario count --workers 1", "Enter")
+	tm.run("send-keys", bin+" "+strings.Join(args, " "), "Enter")
 	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool { return strings.Contains(s, "sizes tried") })
-	pid := childOf(t, pane)
+	return tm, childOf(t, pane)
+}
+
+// TestStopSignalWinsOverSuspension: a dashboard suspended with ctrl+z in
+// an interactive shell (job control: the shell takes the terminal) and
+// then sent SIGTERM and SIGCONT, as kill %1 does, ends within 2s of the
+// SIGCONT with status 143 instead of stopping itself again in the
+// background, and leaves the alternate screen off.
+func TestStopSignalWinsOverSuspension(t *testing.T) {
+	tm, pid := dashboardInShell(t, "--scenario", "count", "--workers", "1")
 	tm.run("send-keys", "C-z")
 	waitFor(t, "stopped, alternate screen off", 5*time.Second, func() bool {
 		return procState(pid) == "T" && strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "0"
@@ -323,4 +332,29 @@ func TestStopSignalWinsOverSuspension(t *testing.T) {
 	if on := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); on != "0" {
 		t.Errorf("alternate screen on after the exit:\n%s", s)
 	}
+}
+
+// TestResumeRedrawsEveryTime: ctrl+z then fg in an interactive shell,
+// again and again (and once resized while suspended), brings the
+// dashboard back each time: the alternate screen on and the dashboard on
+// it. Bubble Tea's renderer could come back with its frame ticker
+// stopped (about one resume in five), drawing nothing ever after.
+func TestResumeRedrawsEveryTime(t *testing.T) {
+	tm, pid := dashboardInShell(t, "--scenario", "count")
+	dashboard := func(s string) bool { return strings.Contains(s, "sizes tried") }
+	for i := range 10 {
+		tm.run("send-keys", "C-z")
+		waitFor(t, fmt.Sprintf("resume %d: stopped, alternate screen off", i), 5*time.Second, func() bool {
+			return procState(pid) == "T" && strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "0"
+		})
+		if i == 5 {
+			tm.run("resize-window", "-x", "70", "-y", "20")
+		}
+		tm.run("send-keys", "fg", "Enter")
+		waitFor(t, fmt.Sprintf("resume %d: the dashboard back", i), 5*time.Second, func() bool {
+			return strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "1" && dashboard(tm.screen())
+		})
+	}
+	tm.run("send-keys", "q")
+	tm.waitScreen("the summary", 5*time.Second, func(s string) bool { return strings.Contains(s, "suspended 10x") })
 }

@@ -47,6 +47,7 @@ type suspender struct {
 	tstp chan os.Signal
 	quit chan os.Signal // stop signals: a copy of those the run's own handler gets
 	done chan struct{}
+	out  *drawnFile // the Program's output, its writes counted; nil when not a file
 
 	quitting atomic.Bool               // a stop signal came: suspend no more
 	ended    atomic.Pointer[os.Signal] // the stop signal that ended a suspension
@@ -56,13 +57,26 @@ type suspender struct {
 	stopped time.Duration // wall time suspended, in all
 }
 
+// drawnFile is a Program's output file that counts the writes to it, so
+// that a resume can tell whether the dashboard was drawn again.
+type drawnFile struct {
+	*os.File
+	writes atomic.Int64
+}
+
+// Write writes b to the file and counts the call.
+func (f *drawnFile) Write(b []byte) (int, error) {
+	f.writes.Add(1)
+	return f.File.Write(b)
+}
+
 // newSuspender starts listening for SIGTSTP and suspend requests (ask);
-// stop ends it.
-func newSuspender(p *tea.Program, tty *os.File) *suspender {
-	s := &suspender{p: p, tty: -1, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
+// stop ends it. out is p's output (the terminal), nil when not a file.
+func newSuspender(p *tea.Program, out *drawnFile) *suspender {
+	s := &suspender{p: p, tty: -1, out: out, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
 		quit: make(chan os.Signal, 1), done: make(chan struct{})}
-	if tty != nil {
-		s.tty = int(tty.Fd())
+	if out != nil {
+		s.tty = int(out.Fd())
 	}
 	signal.Notify(s.tstp, syscall.SIGTSTP)
 	signal.Notify(s.quit, stopSignals...)
@@ -155,8 +169,52 @@ func (s *suspender) suspend() {
 		s.p.Kill()
 		return
 	}
-	_ = s.p.RestoreTerminal()
-	s.p.Send(tea.ClearScreen()) // a whole redraw: the screen was the shell's meanwhile
+	s.restore()
+}
+
+// redrawWait is how long a resume waits for the dashboard's first write
+// before it restarts Bubble Tea's renderer. A restart costs a flicker; the
+// first frame normally comes within a frame period (1/60 s).
+const redrawWait = 300 * time.Millisecond
+
+// restore takes the terminal back and redraws the dashboard whole (the
+// screen was the shell's meanwhile). Bubble Tea's renderer can come back
+// dead: ReleaseTerminal's render goroutine stops the frame ticker after
+// it has been told to end, and when that Stop runs only after the
+// process is continued, it stops the ticker RestoreTerminal has just
+// reset, and no frame is drawn again (the alternate screen stays off,
+// keys and resizes change nothing). So restore watches for the first
+// write and, when none comes within redrawWait, releases and restores
+// again (the old goroutine has had its time to stop by then).
+func (s *suspender) restore() {
+	for try := 0; ; try++ {
+		var before int64
+		if s.out != nil {
+			before = s.out.writes.Load()
+		}
+		_ = s.p.RestoreTerminal()
+		s.p.Send(tea.ClearScreen())
+		if s.out == nil || try == 4 || s.drewSince(before, redrawWait) {
+			return
+		}
+		if s.stopPending() || s.p.ReleaseTerminal() != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// drewSince reports whether the output was written to after the count
+// before, waiting at most wait for it.
+func (s *suspender) drewSince(before int64, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for s.out.writes.Load() == before {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }
 
 // foreground reports whether this process's group is the terminal's

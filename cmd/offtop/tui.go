@@ -47,9 +47,14 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
 	var sus *suspender
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals(),
+	var out *drawnFile // w, its writes counted for the suspender
+	pw := w
+	if f, ok := w.(*os.File); ok {
+		out = &drawnFile{File: f}
+		pw = out
+	}
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(pw), tea.WithoutSignals(),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
-	out, _ := w.(*os.File)
 	sus = newSuspender(p, out)
 	defer sus.stop()
 	cr.setStop(p.Kill)
