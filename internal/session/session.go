@@ -430,12 +430,29 @@ func (s *Session) Post(a Action) <-chan error {
 func (s *Session) Apply(a Action) error { return <-s.Post(a) }
 
 // control applies posted actions one at a time, in order, until Close.
+// Close wins over the queue: once it has begun, the actions still
+// waiting are answered "session closed", not applied. Resizes waiting
+// back to back apply as one (foldResizes): the size they end at, each
+// answered with its result, so a burst of + keys costs one resize.
 func (s *Session) control() {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(s.controlDone)
+	var held *posted // taken from the queue while folding resizes: next to apply
 	for {
+		var p posted
+		if held != nil {
+			p, held = *held, nil
+		} else {
+			select {
+			case <-s.stop:
+			case p = <-s.actions:
+			}
+		}
 		select {
 		case <-s.stop:
+			if p.res != nil {
+				p.res <- fmt.Errorf("%w: session closed", ErrAction)
+			}
 			for {
 				select {
 				case p := <-s.actions:
@@ -444,10 +461,64 @@ func (s *Session) control() {
 					return
 				}
 			}
-		case p := <-s.actions:
-			p.res <- s.apply(p.a)
+		default:
+		}
+		batch := []posted{p}
+		a := p.a
+		for resize(a) {
+			var q posted
+			select {
+			case q = <-s.actions:
+			default:
+			}
+			if q.res == nil {
+				break
+			}
+			if !foldable(a, q.a) {
+				held = &q
+				break
+			}
+			a = foldResizes(a, q.a)
+			batch = append(batch, q)
+		}
+		err := s.apply(a)
+		for _, q := range batch {
+			q.res <- err
 		}
 	}
+}
+
+// resize reports whether a is a resize that cannot fail for its size: an
+// addition (clamped), or a size set within 0..MaxWorkers.
+func resize(a Action) bool {
+	return a.Kind == AddWorkers || (a.Kind == SetWorkers && a.N >= 0 && a.N <= MaxWorkers)
+}
+
+// foldable reports whether the resize next can fold into acc, a resize
+// (or a run of them folded) waiting before it: both resizes (resize), and
+// additions of one sign (clamping at 0 and MaxWorkers makes -1 +1 at 0
+// end at 1, not 0).
+func foldable(acc, next Action) bool {
+	if !resize(acc) || !resize(next) {
+		return false
+	}
+	if acc.Kind == AddWorkers && next.Kind == AddWorkers {
+		return (acc.N >= 0) == (next.N >= 0)
+	}
+	return true
+}
+
+// foldResizes is the one resize that ends where acc then next end.
+func foldResizes(acc, next Action) Action {
+	switch {
+	case next.Kind == SetWorkers:
+		return next
+	case acc.Kind == SetWorkers:
+		acc.N = min(max(acc.N+next.N, 0), MaxWorkers)
+		return acc
+	}
+	acc.N += next.N
+	return acc
 }
 
 // apply carries out one action; only the control goroutine calls it.

@@ -254,3 +254,83 @@ func TestGOMAXPROCSKeys(t *testing.T) {
 		t.Errorf("after =: GOMAXPROCS %d by %q, runtime default %d", snap.GOMAXPROCS, snap.GOMAXPROCSSource, snap.RuntimeGOMAXPROCS)
 	}
 }
+
+// TestResizeBurstAppliesAsOne: resizes waiting back to back behind a slow
+// action apply as one resize that ends where they would have, one after
+// the other (a size row for the end size only, not for each size passed
+// through), each answered; an invalid size among them is refused alone,
+// and the actions keep their order.
+func TestResizeBurstAppliesAsOne(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	var res []<-chan error
+	res = append(res, s.Post(Action{Kind: NextScenario}), s.Post(Action{Kind: NextScenario})) // slow: the rest waits
+	want := 1
+	for range 20 {
+		res = append(res, s.Post(Action{Kind: AddWorkers, N: 1}))
+		want++
+	}
+	bad := len(res)
+	res = append(res, s.Post(Action{Kind: SetWorkers, N: MaxWorkers + 1}))
+	for range 3 {
+		res = append(res, s.Post(Action{Kind: AddWorkers, N: -2}))
+		want -= 2
+	}
+	for i, r := range res {
+		if err := <-r; (err != nil) != (i == bad) {
+			t.Errorf("action %d: %v", i, err)
+		}
+	}
+	if w := s.Snapshot().Workers; w != want {
+		t.Errorf("workers %d after the burst, want %d", w, want)
+	}
+	var snap Snapshot
+	waitFor(t, "a sample with the end size's row", func() bool {
+		snap = s.Snapshot()
+		for _, r := range snap.Sizes {
+			if r.Scenario == snap.Scenario && r.Workers == want {
+				return true
+			}
+		}
+		return false
+	})
+	rows := 0
+	for _, r := range snap.Sizes {
+		if r.Scenario == snap.Scenario {
+			rows++
+		}
+	}
+	if rows > 10 {
+		t.Errorf("%d size rows in %s after a burst of 23 resizes: each applied in turn", rows, snap.Scenario)
+	}
+	s.Close()
+}
+
+// TestCloseAnswersWaitingActions: Close does not apply the actions still
+// waiting: they are answered "session closed", and those applied come
+// first, in order.
+func TestCloseAnswersWaitingActions(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	var res []<-chan error
+	for range 50 {
+		res = append(res, s.Post(Action{Kind: NextScenario}))
+	}
+	s.Close()
+	closed := 0
+	for i, r := range res {
+		select {
+		case err := <-r:
+			if err != nil {
+				closed++
+			} else if closed > 0 {
+				t.Fatalf("action %d applied after one answered closed", i)
+			}
+		default:
+			t.Fatalf("action %d not answered after Close", i)
+		}
+	}
+	if closed == 0 {
+		t.Error("Close applied all 50 scenario switches waiting")
+	}
+}
