@@ -68,17 +68,22 @@ func (sm *summary) String() string {
 	}
 	b.WriteString("\n")
 	for _, name := range report.Scenarios(sm.last.Sizes) {
-		t := report.For(sm.last.Sizes, name, 0)
-		held := 0.0
+		t := report.For(sm.last.Sizes, name, report.MinHeld)
+		held := t.BriefHeld.Seconds()
 		answer := "n/a"
 		for _, r := range t.Rows {
 			held += r.HeldS
-			if r.AnswerOK != nil && (answer == "n/a" || !*r.AnswerOK) {
-				answer = report.Answer(r.AnswerOK)
+		}
+		for _, r := range sm.last.Sizes { // a wrong answer at a brief size too
+			if ok := r.JSON().AnswerOK; r.Scenario == name && ok != nil && (answer == "n/a" || !*ok) {
+				answer = report.Answer(ok)
 			}
 		}
 		fmt.Fprintf(&b, "%s %ss  answer_ok %s\n", name, report.Figure(held), answer)
 		for _, l := range t.Lines(true) {
+			b.WriteString("  " + l + "\n")
+		}
+		if l := t.BriefLine(report.MinHeld); l != "" {
 			b.WriteString("  " + l + "\n")
 		}
 		b.WriteString("  " + t.BestLine() + "\n")

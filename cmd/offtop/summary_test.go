@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,36 @@ func TestSummaryNoSamples(t *testing.T) {
 	sm.Finish(100 * time.Millisecond)
 	if got := sm.String(); got != "offtop ran 0.1s: login, no sample taken yet\n" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestSummaryListsSizesHeldASecond: the summary lists the sizes the live
+// panel lists (held 1s or more, and the current one), says in one line
+// how many it left out, and still counts their time in the scenario's.
+func TestSummaryListsSizesHeldASecond(t *testing.T) {
+	snap := lastSnap()
+	for w := 5; w < 205; w++ { // 200 sizes passed through, held 0s
+		snap.Sizes = append(snap.Sizes, session.SizeRow{Scenario: "count", Workers: w, GOMAXPROCS: 2, Held: time.Millisecond, HeadlineName: "batch wall"})
+	}
+	sm := &summary{first: "server"}
+	sm.Add(snap)
+	sm.Finish(35 * time.Second)
+	out := ansi.Strip(sm.String())
+	var rows int
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(strings.TrimLeft(l, " >*")); len(f) > 2 && strings.HasSuffix(f[1], "s") && f[0] != "size" {
+			if _, err := strconv.Atoi(f[0]); err == nil {
+				rows++
+			}
+		}
+	}
+	if rows != 4 {
+		t.Errorf("%d size rows, want the 4 held 1s or current:\n%s", rows, out)
+	}
+	if !strings.Contains(out, "200 sizes held under 1s not listed") {
+		t.Errorf("no line for the 200 sizes left out:\n%s", out)
+	}
+	if !strings.Contains(out, "count 10.2s") {
+		t.Errorf("count's time held does not count the brief sizes:\n%s", out)
 	}
 }

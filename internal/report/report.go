@@ -27,20 +27,43 @@ type Table struct {
 	// Best is the index in Rows of the best size by Spec's rule among rows
 	// with a headline figure; -1 when none has one.
 	Best int
+	// Brief counts the rows For left out, held under its minHeld, and
+	// BriefHeld is their time held in all.
+	Brief     int
+	BriefHeld time.Duration
 }
 
 // For returns scenario's rows of sizes, in their order; with minHeld > 0
-// only rows held at least that long and the current one.
+// only rows held at least that long and the current one (the others
+// counted in Brief). The live panel and the exit summary both list
+// For(sizes, scenario, MinHeld).
 func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table {
 	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Best: -1}
 	for _, r := range sizes {
-		if r.Scenario != scenario || (r.Held < minHeld && !r.Current) {
+		if r.Scenario != scenario {
+			continue
+		}
+		if r.Held < minHeld && !r.Current {
+			t.Brief++
+			t.BriefHeld += r.Held
 			continue
 		}
 		t.Rows = append(t.Rows, r.JSON())
 	}
 	t.Best = best(t.Rows, t.Spec, MinHeld)
 	return t
+}
+
+// BriefLine says how many sizes For left out as held too briefly; "" when
+// none.
+func (t Table) BriefLine(minHeld time.Duration) string {
+	switch t.Brief {
+	case 0:
+		return ""
+	case 1:
+		return "1 size held under " + minHeld.String() + " not listed"
+	}
+	return strconv.Itoa(t.Brief) + " sizes held under " + minHeld.String() + " not listed"
 }
 
 // Of returns scenario's table of rows as they are (a sweep's, one per

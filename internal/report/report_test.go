@@ -75,3 +75,24 @@ func TestFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestForLeavesOutBriefSizes: For with MinHeld lists the sizes held 1s
+// or more and the current one, and counts the rest (and their time) in
+// Brief, which BriefLine says in one line.
+func TestForLeavesOutBriefSizes(t *testing.T) {
+	sizes := []session.SizeRow{row(1, 3*time.Second, 5, false), row(2, 10*time.Millisecond, 5, false),
+		row(3, 20*time.Millisecond, 5, false), row(4, 0, 0, true)}
+	tb := For(sizes, "server", MinHeld)
+	if len(tb.Rows) != 2 || tb.Rows[0].Workers != 1 || tb.Rows[1].Workers != 4 {
+		t.Errorf("rows %+v, want sizes 1 and 4 (current)", tb.Rows)
+	}
+	if tb.Brief != 2 || tb.BriefHeld != 30*time.Millisecond {
+		t.Errorf("brief %d (%v), want 2 (30ms)", tb.Brief, tb.BriefHeld)
+	}
+	if l := tb.BriefLine(MinHeld); l != "2 sizes held under 1s not listed" {
+		t.Errorf("brief line %q", l)
+	}
+	if l := For(sizes, "server", 0).BriefLine(0); l != "" {
+		t.Errorf("brief line %q with nothing left out", l)
+	}
+}
