@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -137,13 +138,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("offtop", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.session.Scenario, "scenario", scenarios.Default, "")
-	fs.IntVar(&o.session.Workers, "workers", -1, "")
+	fs.Var(decimal.Var(&o.session.Workers, -1), "workers", "")
 	fs.DurationVar(&o.duration, "duration", 0, "")
 	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
 	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, "")
 	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, "")
 	fs.Float64Var(&o.session.Scale, "scale", 1, "")
-	fs.IntVar(&o.session.GOMAXPROCS, "gomaxprocs", 0, "")
+	fs.Var(decimal.Var(&o.session.GOMAXPROCS, 0), "gomaxprocs", "")
 	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
 	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
 	var loops int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
 )
 
 // FuzzParseArgs: no command line makes parse panic. It either fails with
@@ -78,4 +79,19 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("%q: scenario %q accepted", args, c.Scenario)
 		}
 	})
+}
+
+// TestIntFlagsAreDecimal: offtop's int flags read decimal, as sweep's
+// lists do (decimal.Int): 010 is 10, not Go's octal 8, and spaces around
+// are trimmed in both.
+func TestIntFlagsAreDecimal(t *testing.T) {
+	o, err := parse([]string{"--workers", "010", "--scenario", "server", "--loops", "02"}, io.Discard)
+	if err != nil || o.session.Workers != 10 || o.session.Scenarios.ServerLoops != 2 {
+		t.Fatalf("--workers 010 --loops 02: workers %d, loops %d, %v", o.session.Workers, o.session.Scenarios.ServerLoops, err)
+	}
+	o, err = parse([]string{"--workers", " 3"}, io.Discard)
+	ws, serr := sweep.ParseWorkers(" 3")
+	if err != nil || serr != nil || o.session.Workers != 3 || ws[0] != 3 {
+		t.Errorf(`offtop --workers " 3": %d, %v; sweep: %v, %v`, o.session.Workers, err, ws, serr)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -32,12 +33,12 @@ const seedUsage = `  --loops N           server: Loops 1..8, connections spread 
 // it leaves out --loops, --per-task and --no-load.
 func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[string]bool) error {
 	if loops != nil {
-		fs.IntVar(loops, "loops", 1, "")
+		fs.Var(decimal.Var(loops, 1), "loops", "")
 		fs.BoolVar(&c.PerTask, "per-task", false, "")
 		fs.BoolVar(&c.NoLoad, "no-load", false, "")
 	}
 	fs.StringVar(&c.Scenarios.CountSplit, "split", scenarios.SplitQueue, "")
-	fs.IntVar(&c.Scenarios.CountJobs, "jobs", 0, "")
+	fs.Var(decimal.Var(&c.Scenarios.CountJobs, 0), "jobs", "")
 	fs.StringVar(&c.Scenarios.BreakevenPayload, "payload", scenarios.PayloadBytes, "")
 	fs.StringVar(&c.Scenarios.Listen, "listen", "", "")
 	return func(seen map[string]bool) error {

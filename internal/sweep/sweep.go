@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
@@ -72,23 +73,34 @@ func ParseWorkers(s string) ([]int, error) {
 	return parseList(s, 0, session.MaxWorkers, ErrWorkers, "a size")
 }
 
-// parseList reads a comma-separated list of distinct numbers lo..hi;
-// errors wrap bad and call a number what ("a size twice").
+// parseList reads a comma-separated list of distinct numbers lo..hi, each
+// read by decimal.Int (spaces around trimmed, no base prefixes: as
+// offtop's own int flags); errors wrap bad and call a number what ("a
+// size twice"). The reason comes first; the item is named only when the
+// list has several.
 func parseList(s string, lo, hi int, bad error, what string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: empty", bad)
 	}
+	fields := strings.Split(s, ",")
+	item := func(f string) string {
+		if len(fields) == 1 {
+			return ""
+		}
+		return fmt.Sprintf(" (item %.40q)", f)
+	}
 	var out []int
 	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%w: not a whole number: %.40q", bad, f)
-		}
-		if n < lo || n > hi {
-			return nil, fmt.Errorf("%w: outside %d..%d: %d", bad, lo, hi, n)
-		}
-		if seen[n] {
+	for _, f := range fields {
+		n, err := decimal.Int(f)
+		switch {
+		case strings.TrimSpace(f) == "":
+			return nil, fmt.Errorf("%w: an empty item", bad)
+		case errors.Is(err, decimal.ErrRange) || (err == nil && (n < lo || n > hi)):
+			return nil, fmt.Errorf("%w: out of range %d..%d%s", bad, lo, hi, item(f))
+		case err != nil:
+			return nil, fmt.Errorf("%w: not a whole number%s", bad, item(f))
+		case seen[n]:
 			return nil, fmt.Errorf("%w: %s twice: %d", bad, what, n)
 		}
 		seen[n] = true
