@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"net"
-	"strconv"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
@@ -23,7 +25,8 @@ const seedUsage = `  --loops N           server: Loops 1..8, connections spread 
   --payload KIND      breakeven: bytes (default) or objects, 1M {id, sku, price}
                       serialised with encoding/gob (o switches)
   --listen ADDR       server, io: listen on ADDR (default 127.0.0.1:0; a
-                      missing host is 127.0.0.1)
+                      missing host is 127.0.0.1); loopback only, unless
+  --allow-remote      lets --listen take an address other machines reach
   --no-load           start with the scenario's own clients off (space resumes),
                       to drive offtop's server with autocannon, oha, hey or wrk`
 
@@ -41,6 +44,7 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 	fs.Var(decimal.Var(&c.Scenarios.CountJobs, 0), "jobs", "")
 	fs.StringVar(&c.Scenarios.BreakevenPayload, "payload", scenarios.PayloadBytes, "")
 	fs.StringVar(&c.Scenarios.Listen, "listen", "", "")
+	allowRemote := fs.Bool("allow-remote", false, "")
 	return func(seen map[string]bool) error {
 		sc := &c.Scenarios
 		if loops != nil {
@@ -59,7 +63,7 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 			return usagef("--payload: not bytes or objects: %s", quote(sc.BreakevenPayload))
 		}
 		if seen["listen"] {
-			addr, err := listenAddr(sc.Listen)
+			addr, err := listenAddr(sc.Listen, *allowRemote)
 			if err != nil {
 				return usagef("--listen: %v: %s", err, quote(sc.Listen))
 			}
@@ -70,19 +74,55 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 }
 
 // listenAddr checks a --listen value, HOST:PORT with PORT 0..65535, and
-// gives a missing host as 127.0.0.1 (loopback unless told otherwise).
-func listenAddr(s string) (string, error) {
+// gives a missing host as 127.0.0.1. HOST must be loopback (an IP, or a
+// name whose every address is) unless remote; and the address must be
+// one this machine can listen on now: it is tried (and closed) here, so a
+// port in use, an address not on this machine or a host not found is one
+// line at the start, reason first, not the scenario's failure to start.
+func listenAddr(s string, remote bool) (string, error) {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
 		return "", errString("not HOST:PORT like 127.0.0.1:17080")
 	}
-	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+	if p, err := decimal.Int(port); err != nil || p < 0 || p > 65535 {
 		return "", errString("port not a number 0..65535")
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, port), nil
+	if !remote {
+		ips, err := net.LookupIP(host)
+		if err != nil || len(ips) == 0 {
+			return "", errString("host not found")
+		}
+		for _, ip := range ips {
+			if !ip.IsLoopback() {
+				return "", errString("not a loopback address (--allow-remote to listen where other machines reach)")
+			}
+		}
+	}
+	addr := net.JoinHostPort(host, port)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		var dns *net.DNSError
+		switch {
+		case errors.Is(err, syscall.EADDRINUSE):
+			return "", errString("address already in use")
+		case errors.Is(err, syscall.EADDRNOTAVAIL):
+			return "", errString("address not on this machine")
+		case errors.Is(err, syscall.EACCES):
+			return "", errString("port not allowed (below 1024 needs privileges)")
+		case errors.As(err, &dns):
+			return "", errString("host not found")
+		}
+		var se *os.SyscallError
+		if errors.As(err, &se) {
+			return "", errString(se.Err.Error())
+		}
+		return "", errString("cannot listen")
+	}
+	ln.Close()
+	return addr, nil
 }
 
 // errString is an error that is its message.

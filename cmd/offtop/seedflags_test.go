@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"strings"
 	"testing"
 
@@ -88,6 +89,42 @@ func TestSeedKeysListedEverywhere(t *testing.T) {
 	for _, f := range []string{"--loops", "--per-task"} {
 		if !strings.Contains(sweepUsage, f) {
 			t.Errorf("sweep --help lacks %s", f)
+		}
+	}
+}
+
+// TestListenRefusesWhatCannotServe: --listen refuses, reason first and
+// before any scenario starts, a port in use, an address not on this
+// machine, a host not found and (without --allow-remote) an address
+// other machines reach, 0.0.0.0 and [::] included; loopback passes.
+func TestListenRefusesWhatCannotServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no loopback here:", err)
+	}
+	defer ln.Close()
+	for _, c := range []struct {
+		addr   string
+		remote bool
+		want   string // "" passes
+	}{
+		{ln.Addr().String(), false, "address already in use"},
+		{"0.0.0.0:0", false, "not a loopback address"},
+		{"[::]:0", false, "not a loopback address"},
+		{"192.0.2.1:0", false, "not a loopback address"},
+		{"192.0.2.1:0", true, "address not on this machine"},
+		{"nohost.invalid:80", false, "host not found"},
+		{"127.0.0.1:0", false, ""},
+		{":0", false, ""},
+		{"localhost:0", false, ""},
+		{"0.0.0.0:0", true, ""},
+	} {
+		_, err := listenAddr(c.addr, c.remote)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("--listen %s (remote %v): %v", c.addr, c.remote, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("--listen %s (remote %v): %v, want %q", c.addr, c.remote, err, c.want)
 		}
 	}
 }

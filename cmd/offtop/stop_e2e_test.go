@@ -46,6 +46,8 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 		{"sweep size below 0", []string{"sweep", "--workers", "-1"}, false, 2, []string{`--workers: out of range 0..256: "-1"`}},
 		{"sweep empty size", []string{"sweep", "--workers", ","}, false, 2, []string{`--workers: an empty item: ","`}},
 		{"sweep hex size", []string{"sweep", "--workers", "1,0x2"}, false, 2, []string{`--workers: not a whole number (item "0x2"): "1,0x2"`}},
+		{"listen on all interfaces", []string{"--headless", "--scenario", "server", "--listen", "0.0.0.0:0"}, false, 2, []string{"--listen: not a loopback address", `: "0.0.0.0:0"`}},
+		{"listen host not found", []string{"--headless", "--scenario", "server", "--listen", "nohost.invalid:80"}, false, 2, []string{`--listen: host not found: "nohost.invalid:80"`}},
 		{"hex workers", []string{"--workers", "0x10"}, false, 2, []string{`--workers: not a whole number: "0x10"`}},
 		{"octal-looking workers", []string{"--workers", "0o7"}, false, 2, []string{`--workers: not a whole number: "0o7"`}},
 		{"binary loops", []string{"--loops", "0b11"}, false, 2, []string{`--loops: not a whole number: "0b11"`}},
