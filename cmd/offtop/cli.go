@@ -204,6 +204,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := checkSeeds(seen); err != nil {
 		return o, err
 	}
+	if err := checkScenarioFlags(c.Scenario, seen); err != nil {
+		return o, err
+	}
 	steps, err := parseKeys(*keys)
 	if err != nil {
 		return o, usagef("--keys: %v", err)

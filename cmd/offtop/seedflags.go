@@ -5,6 +5,7 @@ import (
 	"flag"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -123,6 +124,41 @@ func listenAddr(s string, remote bool) (string, error) {
 	}
 	ln.Close()
 	return addr, nil
+}
+
+// scenarioFlags names, for each flag only some scenarios read, those
+// scenarios: offtop and offtop sweep refuse such a flag given for another
+// scenario (checkScenarioFlags) rather than ignore it.
+var scenarioFlags = map[string][]string{
+	"loops":        {"server"},
+	"split":        {"count"},
+	"jobs":         {"count"},
+	"payload":      {"breakeven"},
+	"listen":       {"server", "io"},
+	"allow-remote": {"server", "io"},
+	"no-load":      {"server", "io"},
+	"stall":        {"stall"},
+	"stall-every":  {"stall"},
+}
+
+// checkScenarioFlags refuses, in one line, the first flag (by name) of
+// seen that scenario does not read.
+func checkScenarioFlags(scenario string, seen map[string]bool) error {
+	var names []string
+	for n := range seen {
+		if takers, ok := scenarioFlags[n]; ok && !slices.Contains(takers, scenario) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	takers, verb := scenarioFlags[names[0]], "takes"
+	if len(takers) > 1 {
+		verb = "take"
+	}
+	return usagef("--%s: only %s %s it, not %s", names[0], strings.Join(takers, " and "), verb, quote(scenario))
 }
 
 // errString is an error that is its message.

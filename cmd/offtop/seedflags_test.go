@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
 
@@ -51,19 +52,29 @@ func TestSeedFlagsRefuseBadValues(t *testing.T) {
 	}
 }
 
-// TestSeedFlagsReachTheConfig: good values land in the session config; a
-// --listen without a host listens on loopback.
+// TestSeedFlagsReachTheConfig: good values land in the session config,
+// each given with a scenario that takes it; a --listen without a host
+// listens on loopback.
 func TestSeedFlagsReachTheConfig(t *testing.T) {
-	o, err := parse([]string{"--loops", "2", "--per-task", "--split", "chunkify", "--jobs", "64",
-		"--payload", "objects", "--listen", ":17080", "--no-load"}, nil)
-	if err != nil {
-		t.Fatal(err)
+	parsed := func(args ...string) session.Config {
+		t.Helper()
+		o, err := parse(args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.session
 	}
-	c := o.session
-	sc := c.Scenarios
-	if sc.ServerLoops != 2 || !c.PerTask || sc.CountSplit != scenarios.SplitChunkify || sc.CountJobs != 64 ||
-		sc.BreakevenPayload != scenarios.PayloadObjects || sc.Listen != "127.0.0.1:17080" || !c.NoLoad {
-		t.Errorf("config %+v", c)
+	c := parsed("--scenario", "server", "--loops", "2", "--per-task", "--listen", ":0", "--no-load")
+	if c.Scenarios.ServerLoops != 2 || !c.PerTask || c.Scenarios.Listen != "127.0.0.1:0" || !c.NoLoad {
+		t.Errorf("server config %+v", c)
+	}
+	c = parsed("--scenario", "count", "--split", "chunkify", "--jobs", "64")
+	if c.Scenarios.CountSplit != scenarios.SplitChunkify || c.Scenarios.CountJobs != 64 {
+		t.Errorf("count config %+v", c)
+	}
+	c = parsed("--scenario", "breakeven", "--payload", "objects")
+	if c.Scenarios.BreakevenPayload != scenarios.PayloadObjects {
+		t.Errorf("breakeven config %+v", c)
 	}
 }
 

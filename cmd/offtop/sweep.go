@@ -63,9 +63,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
 			return sweepUsageError(stderr, fmt.Sprintf("--loops: %s: %s", why, quote(*loops)))
 		}
-		if c.Base.Scenario != "server" {
-			return sweepUsageError(stderr, "--loops: only server has Loops, not "+quote(c.Base.Scenario))
-		}
 	}
 	if err := checkSeeds(seen); err != nil {
 		return sweepUsageError(stderr, err.Error())
@@ -80,6 +77,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := scenarios.New(c.Base.Scenario, scenarios.Config{}); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
+	}
+	if err := checkScenarioFlags(c.Base.Scenario, seen); err != nil {
+		return sweepUsageError(stderr, err.Error())
 	}
 	// A signal stops the sweep after the rows so far, and the exit code
 	// says which (130 SIGINT, 143 SIGTERM); a second one exits at once.
