@@ -207,6 +207,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := checkScenarioFlags(c.Scenario, seen); err != nil {
 		return o, err
 	}
+	if seen["keys"] && *keys == "" {
+		return o, usagef("--keys: empty (leave it out to type the keys)")
+	}
 	steps, err := parseKeys(*keys)
 	if err != nil {
 		return o, usagef("--keys: %v", err)

@@ -54,13 +54,13 @@ func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[st
 			}
 			sc.ServerLoops = *loops
 		}
-		if _, err := scenarios.ParseSplit(sc.CountSplit); err != nil {
+		if _, err := scenarios.ParseSplit(sc.CountSplit); err != nil || (seen["split"] && sc.CountSplit == "") {
 			return usagef("--split: not one of %s: %s", strings.Join(scenarios.CountSplits, ", "), quote(sc.CountSplit))
 		}
 		if seen["jobs"] && (sc.CountJobs < 1 || sc.CountJobs > 256) {
 			return usagef("--jobs: out of range 1..256: %d", sc.CountJobs)
 		}
-		if _, err := scenarios.ParsePayload(sc.BreakevenPayload); err != nil {
+		if _, err := scenarios.ParsePayload(sc.BreakevenPayload); err != nil || (seen["payload"] && sc.BreakevenPayload == "") {
 			return usagef("--payload: not bytes or objects: %s", quote(sc.BreakevenPayload))
 		}
 		if seen["listen"] {
