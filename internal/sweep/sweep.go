@@ -177,8 +177,9 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	}
 	start := time.Now()
 	// The machine line is right even if no row is measured (a sweep
-	// stopped at once); the first row's snapshot then sets it.
-	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
+	// stopped at once); the first row's snapshot then sets it. Rows is
+	// never nil: a sweep stopped before its first row has "rows": [].
+	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(), Rows: []Row{},
 		Columns:    scenarios.SweepKeys(c.Base.Scenario),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
 	type conf struct {

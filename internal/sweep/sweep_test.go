@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,24 @@ func TestRunCount(t *testing.T) {
 	}
 	if res.Rows[1].Speedup == nil || *res.Rows[1].Speedup != 1 {
 		t.Errorf("1-worker speed-up %v", res.Rows[1].Speedup)
+	}
+}
+
+// TestStoppedBeforeARowHasEmptyRows: a sweep stopped before its first
+// row gives rows [] in JSON, not null, and the machine line.
+func TestStoppedBeforeARowHasEmptyRows(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Config{Base: session.Config{Scenario: "count", Scale: 0.05, Interval: 50 * time.Millisecond},
+		Workers: []int{1}, Duration: time.Second}, io.Discard)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run on a cancelled context: %v", err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"rows":[]`)) || res.GOMAXPROCS == 0 {
+		t.Errorf("JSON %s", b)
 	}
 }
