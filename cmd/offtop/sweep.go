@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -23,8 +24,17 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
   --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
   --duration D      measured time per size (default 5s), after a short warm-up
   --scale F         work size multiplier (default 1)
+  --repeat K        runs of each size (default 3, 1..100), interleaved 1,2,4,1,2,4,...
+                    each on a fresh session; a row is the median of its runs
+  --load N          start each run N load steps up (] presses; negative: [);
+                    default the scenario's sweep load (io: +2, 160 calls/s)
+  --fit             fit the USL to throughput (at least 4 sizes of 1 or more)
+                    and recommend a size by the scenario's rule
+  --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
+                    DIR/SCENARIO-wN.hlog in HdrHistogram's interval log format
   --json            print the result as one JSON object instead of a table
-progress goes to stderr, the table to stdout`
+progress goes to stderr, the table to stdout
+` + sweepColumns
 
 // runSweep is `offtop sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -36,6 +46,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	asJSON := fs.Bool("json", false, "")
+	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
+	fs.IntVar(&c.Load, "load", 0, "")
+	fs.BoolVar(&c.Fit, "fit", false, "")
+	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -47,6 +61,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
+	}
+	if msg := checkSizing(fs, &c, *repeat); msg != "" {
+		return sweepUsageError(stderr, msg)
 	}
 	if c.Duration < time.Second {
 		// Shorter runs hold fewer samples than a window needs (the

@@ -115,7 +115,7 @@ func (u USL) Verdict() string {
 
 // FitUSL fits the USL to points by least squares on the relative error of
 // X (so a slow size weighs as much as a fast one), with lambda > 0 and
-// sigma, kappa >= 0. Points at the same N are kept as repeats. It needs
+// sigma within 0..1 and kappa >= 0. Points at the same N are kept as repeats. It needs
 // MinPoints distinct sizes (ErrTooFew) and every N >= 1 and X > 0, finite
 // (ErrBadPoint).
 func FitUSL(points []Point) (USL, error) {
@@ -132,10 +132,12 @@ func FitUSL(points []Point) (USL, error) {
 	pts := append([]Point(nil), points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
 
-	// The objective over x = (log lambda, sqrt sigma, sqrt kappa): the
-	// squares keep sigma and kappa >= 0 without a constrained method.
+	// The objective over x = (log lambda, asin sqrt sigma, sqrt kappa):
+	// sigma = sin^2 stays within 0..1 (a serial share) and kappa = x^2 >= 0
+	// without a constrained method.
 	model := func(x []float64) USL {
-		return USL{Lambda: math.Exp(x[0]), Sigma: x[1] * x[1], Kappa: x[2] * x[2]}
+		s := math.Sin(x[1])
+		return USL{Lambda: math.Exp(x[0]), Sigma: s * s, Kappa: x[2] * x[2]}
 	}
 	cost := func(x []float64) float64 {
 		u := model(x)
@@ -187,11 +189,11 @@ func starts(pts []Point) [][]float64 {
 		sigma = (say*sbb - sby*sab) / det
 		kappa = (saa*sby - sab*say) / det
 	}
-	sigma, kappa = max(sigma, 0), max(kappa, 0)
-	root := math.Sqrt
-	out := [][]float64{{math.Log(lambda), root(sigma), root(kappa)}}
+	sigma, kappa = min(max(sigma, 0), 1), max(kappa, 0)
+	asin := func(v float64) float64 { return math.Asin(math.Sqrt(v)) }
+	out := [][]float64{{math.Log(lambda), asin(sigma), math.Sqrt(kappa)}}
 	for _, g := range [][2]float64{{0.01, 0.0001}, {0.1, 0.01}, {0.5, 0.05}, {0.02, 0.1}} {
-		out = append(out, []float64{math.Log(lambda), root(g[0]), root(g[1])})
+		out = append(out, []float64{math.Log(lambda), asin(g[0]), math.Sqrt(g[1])})
 	}
 	return out
 }
