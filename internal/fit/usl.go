@@ -60,13 +60,19 @@ func (u USL) Throughput(n float64) float64 {
 
 // Peak is N* = sqrt((1 - sigma) / kappa), the size of highest modelled
 // throughput. ok is false when the model has no peak (kappa is 0 or sigma
-// at least 1): throughput then only rises, or only flattens.
+// at least 1, to within 1e-9): throughput then only rises, or only
+// flattens.
 func (u USL) Peak() (n float64, ok bool) {
-	if u.Kappa <= 0 || u.Sigma >= 1 {
+	if u.Kappa <= negligible || u.Sigma >= 1-negligible {
 		return 0, false
 	}
 	return math.Sqrt((1 - u.Sigma) / u.Kappa), true
 }
+
+// negligible is where sigma's distance from 1, or kappa, counts as none: a
+// fit's floating point leaves 1e-17 where the model has no term (N* would
+// read 3e8 workers, or 4e-8).
+const negligible = 1e-9
 
 // PeakWithin is Peak when it falls within the sizes fitted (MinN..MaxN):
 // a peak outside them is an extrapolation the data do not show, so ok is

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // LatencyJSON is a hist.Summary as it leaves offtop: milliseconds, with
@@ -86,6 +87,21 @@ type SnapshotJSON struct {
 	WindowS          float64        `json:"window_s"`
 	Extra            map[string]any `json:"extra"`
 	Sizes            []SizeJSON     `json:"sizes"`
+	Search           *SearchJSON    `json:"search"`
+}
+
+// SearchJSON is the size search (Search) as it leaves offtop; the field
+// search is null until a search has run.
+type SearchJSON struct {
+	Running  bool        `json:"running"`
+	Scenario string      `json:"scenario"`
+	Sizes    []int       `json:"sizes"`
+	Step     int         `json:"step"`
+	HoldS    float64     `json:"hold_s"`
+	LeftS    float64     `json:"left_s"`
+	Canceled bool        `json:"canceled"`
+	Err      string      `json:"error,omitempty"`
+	Fit      *sizing.Fit `json:"fit"`
 }
 
 // SizeJSON is a SizeRow as it leaves offtop (the field sizes): times in
@@ -186,6 +202,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 	}
 	for _, r := range s.Sizes {
 		j.Sizes = append(j.Sizes, r.JSON())
+	}
+	if q := s.Search; q.Sizes != nil {
+		j.Search = &SearchJSON{Running: q.Running, Scenario: q.Scenario, Sizes: q.Sizes, Step: q.Step,
+			HoldS: round3(q.Hold.Seconds()), LeftS: round3(q.Left.Seconds()), Canceled: q.Canceled, Err: q.Err, Fit: q.Fit}
 	}
 	if j.WorkerBusy == nil {
 		j.WorkerBusy = []float64{}

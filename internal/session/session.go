@@ -69,6 +69,8 @@ type Session struct {
 	cpus sysinfo.CPUs
 	// sizes is the per-size accounting (sizes.go).
 	sizes *sizes
+	// search is the size search (search.go).
+	search searcher
 
 	// actions is the FIFO of Posted actions; one goroutine (control)
 	// applies them in order, so keys pressed in a burst land in the order
@@ -332,6 +334,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.GOMAXPROCSSource = s.gmpSource
 	snap.GOMAXPROCS = runtime.GOMAXPROCS(0) // cheap: reads, sets nothing
 	snap.Oversubscribed = oversubscribed(snap)
+	snap.Search = s.search.state()
 	return snap
 }
 
@@ -351,6 +354,7 @@ func (s *Snapshot) control(ctl Snapshot) {
 	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
 	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
 	s.Oversubscribed = ctl.Oversubscribed
+	s.Search = ctl.Search
 	s.RuntimeGOMAXPROCS, s.GOMAXPROCSSource = ctl.RuntimeGOMAXPROCS, ctl.GOMAXPROCSSource
 }
 
@@ -398,10 +402,16 @@ func (s *Session) control() {
 
 // apply carries out one action; only the control goroutine calls it.
 func (s *Session) apply(a Action) error {
+	if !a.search && a.Kind != AutoSize {
+		s.search.stop(true) // any other action cancels the search
+	}
 	s.mu.Lock()
 	scen, workers := s.scen, s.workers
 	s.mu.Unlock()
 	switch a.Kind {
+	case AutoSize:
+		s.startSearch()
+	case CancelAutoSize:
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
@@ -517,6 +527,8 @@ func (s *Session) switchScenario() error {
 // Safe to call twice; returns when all is down.
 func (s *Session) Close() {
 	s.closeMu.Do(func() {
+		s.search.stop(true)
+		s.search.wg.Wait()
 		close(s.stop)
 		<-s.controlDone
 		s.scen.Stop() // the control goroutine is gone: nobody swaps scen now

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/fit"
@@ -59,6 +60,10 @@ type Fit struct {
 	Rule        string `json:"rule"`
 	Recommended int    `json:"recommended"`
 	Line        string `json:"line"`
+	// KneeFrom says where the knee rule read its knee: "model" (the fit),
+	// or "table" (the measured medians, when the fit is poor: R^2 under
+	// PoorR2).
+	KneeFrom string `json:"knee_from,omitempty"`
 	// LoopBoundMS is the Loop p99 bound of the latency rule.
 	LoopBoundMS *float64 `json:"loop_p99_bound_ms,omitempty"`
 	// ArrivalPerS, ServiceMS and LittleL are the little rule's measured
@@ -89,7 +94,10 @@ func (f Fit) ModelLine() string {
 	u := *f.usl
 	peak := "none"
 	if n, ok := u.Peak(); ok {
-		peak = fmt.Sprintf("%.2f", n)
+		peak = fmt.Sprintf("%.3g", n)
+		if _, in := u.PeakWithin(); !in {
+			peak += " (outside the sizes tried)"
+		}
 	}
 	return fmt.Sprintf("USL over %d runs at %s workers: lambda %.3g/s, sigma %.3g, kappa %.3g, N* %s, R^2 %.3f",
 		f.Points, joinInts(f.Sizes), u.Lambda, u.Sigma, u.Kappa, peak, u.R2)
@@ -144,19 +152,56 @@ func Recommend(scenario string, obs []Obs) Fit {
 	case scenarios.RuleLittle:
 		f.little(obs)
 	default:
-		f.knee()
+		f.knee(medians(obs))
 	}
 	return f
 }
 
-func (f *Fit) knee() {
+func (f *Fit) knee(rows []Obs) {
 	const rule = "the USL knee (one more worker adds under lambda/4)"
-	if f.usl == nil {
-		f.Line = "recommended: none: " + rule + " needs a fit: " + f.FitError
+	if f.usl != nil && f.usl.R2 >= PoorR2 {
+		f.Recommended, f.KneeFrom = f.usl.Knee(), "model"
+		f.Line = fmt.Sprintf("recommended: %s: %s", SizeName(f.Recommended), rule)
 		return
 	}
-	f.Recommended = f.usl.Knee()
-	f.Line = fmt.Sprintf("recommended: %s: %s", SizeName(f.Recommended), rule)
+	why := "no fit"
+	if f.usl != nil {
+		why = fmt.Sprintf("a poor fit, R^2 %.2f", f.usl.R2)
+	}
+	if n, ok := measuredKnee(rows); ok {
+		f.Recommended, f.KneeFrom = n, "table"
+		f.Line = fmt.Sprintf("recommended: %s: the knee of the measured medians (%s: one more worker adds under a quarter of the first size's throughput per worker)", SizeName(n), why)
+		return
+	}
+	f.Line = "recommended: none: " + rule + " needs a fit or two sizes: " + why
+}
+
+// PoorR2 is the R^2 under which the knee is read from the measured
+// medians rather than from the model: 0.8, where Verdict calls the fit
+// poor.
+const PoorR2 = 0.8
+
+// measuredKnee is the knee of the measured medians (sizes >= 1, with
+// throughput): the first size after which the next adds, per worker
+// added, less than a quarter of the smallest size's throughput per worker.
+func measuredKnee(rows []Obs) (int, bool) {
+	var r []Obs
+	for _, o := range rows {
+		if o.Workers >= 1 && o.ThroughputPerS > 0 {
+			r = append(r, o)
+		}
+	}
+	if len(r) == 0 {
+		return 0, false
+	}
+	per := r[0].ThroughputPerS / float64(r[0].Workers)
+	for i := 0; i+1 < len(r); i++ {
+		gain := (r[i+1].ThroughputPerS - r[i].ThroughputPerS) / float64(r[i+1].Workers-r[i].Workers)
+		if gain < per/4 {
+			return r[i].Workers, true
+		}
+	}
+	return r[len(r)-1].Workers, true
 }
 
 // latency picks the lowest headline p99 among sizes whose Loop p99 is
@@ -338,4 +383,33 @@ func (m *Meter) ServiceMS(throughput float64) float64 {
 		return math.NaN()
 	}
 	return 1000 * m.busy / float64(m.n) / throughput
+}
+
+// Short is the size picked and its rule in a few words, for the
+// dashboard's sizes panel: "auto: 2 workers by the USL knee (N* 3.04,
+// R^2 0.93)", "auto: 1 worker, lowest p99 with the Loop's p99 < 50 ms",
+// "auto: 9 workers by Little's law (160/s x 51.3 ms = 8.2)".
+func (f Fit) Short() string {
+	if f.Recommended < 0 {
+		return "auto: no size: " + strings.TrimPrefix(f.Line, "recommended: none: ")
+	}
+	n := SizeName(f.Recommended)
+	switch f.Rule {
+	case scenarios.RuleLatency.String():
+		return fmt.Sprintf("auto: %s, lowest p99 with the Loop's p99 < %g ms", n, scenarios.LoopP99BoundMS)
+	case scenarios.RuleLittle.String():
+		return fmt.Sprintf("auto: %s by Little's law (%.3g/s x %.3g ms = %.3g)", n, *f.ArrivalPerS, *f.ServiceMS, *f.LittleL)
+	}
+	peak := "no peak"
+	if f.NPeak != nil {
+		peak = fmt.Sprintf("N* %.2f", *f.NPeak)
+	}
+	r2 := ""
+	if f.R2 != nil {
+		r2 = fmt.Sprintf(", R^2 %.2f", *f.R2)
+	}
+	if f.KneeFrom == "table" {
+		return fmt.Sprintf("auto: %s by the measured knee (poor fit%s)", n, r2)
+	}
+	return fmt.Sprintf("auto: %s by the USL knee (%s%s)", n, peak, r2)
 }

@@ -117,3 +117,17 @@ func TestSpread(t *testing.T) {
 		t.Error("median")
 	}
 }
+
+// TestPoorFitKneeFromTheTable: throughput too noisy for the model (R^2
+// under 0.8) takes the knee from the measured medians: 17, 29, 15, 30
+// stops gaining after 2.
+func TestPoorFitKneeFromTheTable(t *testing.T) {
+	o := []Obs{obs(1, 17.3, 1, 1), obs(2, 28.9, 1, 1), obs(3, 15.0, 1, 1), obs(4, 29.8, 1, 1)}
+	f := Recommend("count", o)
+	if f.R2 == nil || *f.R2 >= PoorR2 || f.Recommended != 2 || !strings.Contains(f.Line, "measured medians") {
+		t.Errorf("%+v", f)
+	}
+	if n, ok := measuredKnee([]Obs{obs(1, 10, 1, 1), obs(2, 20, 1, 1), obs(4, 40, 1, 1)}); !ok || n != 4 {
+		t.Errorf("linear: knee %d", n)
+	}
+}

@@ -30,6 +30,7 @@ type KeyMap struct {
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
+	Auto         key.Binding // size it for me: the size search (any key cancels it)
 	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
@@ -53,6 +54,7 @@ var DefaultKeyMap = KeyMap{
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
+	Auto:         key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "find the size (any key cancels)")),
 	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
@@ -76,6 +78,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		short("q", "quit", k.Quit),
 		short("+/-", "workers", k.Add, k.Remove),
 		short("0-9", "size", k.Set),
+		short("a", "auto", k.Auto),
 		short("[/]", "load", k.LoadDown, k.LoadUp),
 		short("tab", "next", k.Next),
 		short("d", "detail", k.Detail),
@@ -92,10 +95,9 @@ func (k KeyMap) HelpShortHelp() []key.Binding {
 // FullHelp is the ? screen: one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Add, k.Remove, k.Set},
+		{k.Add, k.Remove, k.Set, k.Auto},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
-		{k.Smaller, k.Larger, k.CPU},
-		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
+		{k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		{k.Reset, k.Detail, k.Help, k.Quit},
 		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
@@ -103,7 +105,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
-	return []key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
+	return []key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
 		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}
 }
 
@@ -163,6 +165,8 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsRuntime):
 		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
+	case key.Matches(k, DefaultKeyMap.Auto):
+		return session.Action{Kind: session.AutoSize}, false, true
 	}
 	return session.Action{}, false, false
 }
