@@ -9,6 +9,7 @@ package sizing
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -136,6 +137,9 @@ func Recommend(scenario string, obs []Obs) Fit {
 	f.Points = len(pts)
 	if u, err := fit.FitUSL(pts); err != nil {
 		f.FitError = err.Error()
+		if all := FitSizes(obs); errors.Is(err, fit.ErrTooFew) && len(f.Sizes) < all {
+			f.FitError = fmt.Sprintf("%d of the %d sizes of 1 or more completed pool tasks, need %d", len(f.Sizes), all, fit.MinPoints)
+		}
 		f.Verdict = "no fit: " + err.Error()
 	} else {
 		f.usl = &u

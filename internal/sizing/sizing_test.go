@@ -131,3 +131,12 @@ func TestPoorFitKneeFromTheTable(t *testing.T) {
 		t.Errorf("linear: knee %d", n)
 	}
 }
+
+// TestNoTasksNoFit: sizes without pool tasks (stall) give no fit, saying
+// why, and no size.
+func TestNoTasksNoFit(t *testing.T) {
+	f := Recommend("stall", []Obs{obs(1, 0, 80, 80), obs(2, 0, 80, 80), obs(3, 0, 80, 80), obs(4, 0, 80, 80)})
+	if f.Recommended != -1 || f.FitError != "0 of the 4 sizes of 1 or more completed pool tasks, need 4" || f.Lambda != nil {
+		t.Errorf("%+v", f)
+	}
+}
