@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -138,4 +140,24 @@ func TestSweepRepeatsFitsAndLogs(t *testing.T) {
 			t.Errorf("%d workers: logged probe counts %v, row %d", r.Workers, probes, r.Size.ProbeCount)
 		}
 	}
+}
+
+// TestSearchOnTheDashboard: --keys starts the size search (a); the
+// dashboard shows it stepping, then the size picked marked R with its
+// rule's line; a key during a second search cancels it.
+func TestSearchOnTheDashboard(t *testing.T) {
+	bin := buildBinary(t)
+	tm := newTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 1s --keys '1s:a'; sleep 60")
+	tm.waitScreen("the search stepping", 15*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
+	done := tm.waitScreen("the search's result", 30*time.Second, func(s string) bool {
+		return strings.Contains(s, "auto: done, R marks the size") && strings.Contains(s, "auto: ")
+	})
+	if !regexp.MustCompile(`(?m)^[> ]R +[0-9]+ `).MatchString(done) {
+		t.Errorf("no row marked R:\n%s", done)
+	}
+	tm.run("send-keys", "a")
+	tm.waitScreen("a second search", 10*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
+	tm.run("send-keys", "3")
+	tm.waitScreen("the cancel", 10*time.Second, func(s string) bool { return strings.Contains(s, "auto: canceled") })
+	tm.run("send-keys", "q")
 }
