@@ -202,7 +202,7 @@ func lastLine(t *testing.T, out []byte) stopLine {
 func TestSuspendInTmux(t *testing.T) {
 	bin := buildBinary(t)
 	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
-	dashboard := func(s string) bool { return strings.Contains(s, "latency ms") && strings.Contains(s, "workers 1") }
+	dashboard := func(s string) bool { return strings.Contains(s, "sizes tried") && strings.Contains(s, "workers 1") }
 	tm.waitScreen("dashboard", 10*time.Second, dashboard)
 	tty := strings.TrimSpace(tm.run("display", "-p", "#{pane_tty}"))
 	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))

@@ -168,7 +168,7 @@ func TestSessionCarriesSizes(t *testing.T) {
 		case snap := <-s.Samples():
 			j := snap.JSON()
 			if len(j.Sizes) == 2 && j.Sizes[1].Current && j.Sizes[1].Workers == 2 && j.Sizes[0].Workers == 0 {
-				if j.Sizes[0].Headline != "probe" || j.Sizes[0].HeldS <= 0 {
+				if j.Sizes[0].Headline != "probe" || j.Sizes[0].HeldS < 0 || j.Sizes[1].HeldS <= 0 {
 					t.Errorf("sizes %+v", j.Sizes)
 				}
 				return

@@ -34,6 +34,9 @@ type KeyMap struct {
 	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
+	// Suspend is listed in help only: the program's filter in cmd/offtop
+	// takes ctrl+z before the model sees it (suspend.go).
+	Suspend key.Binding
 	// On the ? screen only: scroll it, close it.
 	HelpUp, HelpDown, HelpClose key.Binding
 }
@@ -58,6 +61,7 @@ var DefaultKeyMap = KeyMap{
 	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
+	Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 	HelpUp:       key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
 	HelpDown:     key.NewBinding(key.WithKeys("down", "j", "pgdown", "space"), key.WithHelp("↓/j", "scroll down")),
 	HelpClose:    key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help")),
@@ -98,7 +102,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Add, k.Remove, k.Set, k.Auto},
 		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
 		{k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
-		{k.Reset, k.Detail, k.Help, k.Quit},
+		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
 		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
 }

@@ -217,7 +217,8 @@ func twoColumns(s session.Snapshot, w, avail int) []string {
 		left = append(left, markCut(flow(statCells(s), lw), room, lw)...)
 	}
 	var right []string
-	if lat := 1 + latRows + 1; h-lat >= 2*minChart {
+	// The latency table where its short labels fit ("probe since reset").
+	if lat := 1 + latRows + 1; h-lat >= 2*minChart && rw >= 5*latCellW+latCountW+1+len("probe since reset") {
 		right = append(right, title("latency", "", rw))
 		right = appendBlock(right, latencyTable(s, rw, latRows+1), latRows+1, rw)
 	}

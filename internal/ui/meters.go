@@ -62,13 +62,11 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 	out = append(out, fitCells(w, loop,
 		"Loop queue "+fixedInt(int64(s.LoopQueued), 5), cpu+" now", rss, "goroutines "+fixedInt(int64(s.Goroutines), 5)))
 
+	// Workers are named by place, w0..wN, in slot order: after 8 -> 1 the
+	// one left is w0, whichever slot the pool kept.
 	ms := make([]meter, 0, len(s.WorkerBusy))
 	for i, b := range s.WorkerBusy {
-		slot := i
-		if i < len(s.WorkerSlots) {
-			slot = s.WorkerSlots[i]
-		}
-		m := meter{label: fmt.Sprintf("w%d", slot), busy: b}
+		m := meter{label: fmt.Sprintf("w%d", i), busy: b}
 		if i < len(s.WorkerOnCPU) {
 			m.oncpu, m.hasCPU = s.WorkerOnCPU[i], true
 		}

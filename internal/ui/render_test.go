@@ -432,3 +432,24 @@ func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 		t.Errorf("80x24 header does not mark GOMAXPROCS as set here:\n%s", small)
 	}
 }
+
+// TestMetersNamedByPlace: after 8 -> 1 the one worker left is w0, whatever
+// slot the pool kept; two workers read w0 then w1 on one line, under the
+// Loop's own line.
+func TestMetersNamedByPlace(t *testing.T) {
+	s := richSnapshot()
+	s.WorkerSlots, s.WorkerBusy, s.WorkerOnCPU, s.WorkerRetiring = []int{2}, []float64{0.5}, []float64{0.5}, []bool{false}
+	out := plain(s, 100, 30, false)
+	if !strings.Contains(out, "w0   [") || strings.Contains(out, "w2") {
+		t.Errorf("one worker in slot 2 is not w0:\n%s", out)
+	}
+	s.WorkerSlots, s.WorkerBusy, s.WorkerOnCPU, s.WorkerRetiring = []int{0, 1}, []float64{0.5, 0.2}, []float64{0.5, 0.2}, []bool{false, false}
+	lines := strings.Split(plain(s, 100, 30, false), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "loop [") {
+			if next := lines[i+1]; !strings.HasPrefix(next, "w0 ") || !strings.Contains(next, "w1 ") || strings.Contains(l, "w1") {
+				t.Errorf("loop line %q, then %q", l, next)
+			}
+		}
+	}
+}
