@@ -11,8 +11,9 @@ import (
 )
 
 // Search is the state of the size search (the a key, Action AutoSize): it
-// steps the pool through Sizes, holds each for Hold (one window), fills
-// the scenario's size rows, then fits them (sizing.Recommend) and sets
+// empties the scenario's size rows (a Reset: rows of an earlier load or
+// moment would mix in), steps the pool through Sizes, holds each for Hold
+// (one window), filling a row each, then fits them (sizing.Recommend) and sets
 // the pool to the size picked. Any other action cancels it. The zero
 // value is "never run".
 type Search struct {

@@ -411,7 +411,7 @@ func (s *Session) apply(a Action) error {
 	switch a.Kind {
 	case AutoSize:
 		s.startSearch()
-	case CancelAutoSize:
+	case CancelAutoSize: // stopped above
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
