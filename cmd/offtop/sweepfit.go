@@ -17,6 +17,7 @@ import (
 const sweepColumns = `columns (every figure the median of the runs, min-max after it when they differ):
   size          pool size; inline = 0 workers, the tasks run on the Loop;
                 R marks the recommended size (--fit)
+  GOMAXPROCS    shown when rows differ in it: the Ps the runtime had
   held          measured seconds at the size (after the warm-up)
   Loop p99 ms   the Loop probe's lateness, p99, corrected for coordinated omission
   HEADLINE p99  the scenario's headline (server: ping, login: file read, io:

@@ -7,11 +7,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
 )
 
 // TestSweepSizingRefusals: a bad --repeat, --fit over too few sizes and
@@ -160,4 +165,44 @@ func TestSearchOnTheDashboard(t *testing.T) {
 	tm.run("send-keys", "3")
 	tm.waitScreen("the cancel", 10*time.Second, func(s string) bool { return strings.Contains(s, "auto: canceled") })
 	tm.run("send-keys", "q")
+}
+
+// TestSweepHelpDefinesEveryColumn: every column head a sweep table can
+// print, for every scenario, with repeats and a fit, is defined in
+// offtop sweep --help (the headline and the scenario's keys by their
+// generic entries).
+func TestSweepHelpDefinesEveryColumn(t *testing.T) {
+	defined := func(head string) bool {
+		for _, l := range strings.Split(sweepColumns, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), head+" ") || strings.TrimSpace(l) == head {
+				return true
+			}
+		}
+		return false
+	}
+	for _, name := range scenarios.Names() {
+		one, two := 1.0, 2.0
+		row := func(w, g int) sweep.Row {
+			return sweep.Row{Workers: w, ThroughputPerS: 10, Balanced: true, ServiceMS: &one, Extra: map[string]*float64{},
+				Size: session.SizeJSON{Workers: w, GOMAXPROCS: g, HeldS: 5, ProbeP99MS: &one, HeadlineP99MS: &two}}
+		}
+		res := sweep.Result{Scenario: name, Repeat: 3, Columns: scenarios.SweepKeys(name), Rows: []sweep.Row{row(1, 1), row(2, 2)}}
+		var b bytes.Buffer
+		if err := res.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		head := strings.Split(b.String(), "\n")[1]
+		spec := scenarios.Headline(name)
+		for _, h := range regexp.MustCompile(`\S+( \S+)*`).FindAllString(head, -1) {
+			switch {
+			case h == spec.Label()+" "+spec.Unit:
+				h = "HEADLINE p99"
+			case slices.Contains(res.Columns, h):
+				h = "SCENARIO KEYS"
+			}
+			if !defined(h) {
+				t.Errorf("%s: column %q is not defined in sweep --help", name, h)
+			}
+		}
+	}
 }
