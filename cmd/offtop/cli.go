@@ -96,7 +96,7 @@ type options struct {
 	keys      []step
 }
 
-const usageText = `usage: offtop [flags]            live dashboard
+var usageText = fmt.Sprintf(`usage: offtop [flags]            live dashboard
        offtop scenarios          list scenarios
        offtop sweep [flags]      run a scenario at several pool sizes, print a table
                                  (offtop sweep --help)
@@ -112,16 +112,17 @@ flags:
                       machine (default: the runtime's; g, G and = change it live)
   --stall D           stall scenario: stall length (default 100ms)
   --stall-every D     stall scenario: period (default 1s)
+%s
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
   --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q" (below)
   --no-summary        print no summary at the end (stdout in the TUI,
                       stderr with --headless)
   --version           print the version
   --help              this text
-keys: + - up down 0-9 a [ ] tab space r d s S c g G = ? q ctrl+c
+keys: + - up down 0-9 a [ ] tab space r d s S c u l L p o g G = ? q ctrl+c
 --keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
   duration from the start (0s, 1.5s, 2m), KEY one of the keys above; steps
-  run in offset order, equal offsets in written order`
+  run in offset order, equal offsets in written order`, seedUsage)
 
 // shortUsage follows a usage error.
 const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"
@@ -141,6 +142,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.session.GOMAXPROCS, "gomaxprocs", 0, "")
 	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
 	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
+	var loops int
+	checkSeeds := seedFlags(fs, &o.session, &loops)
 	fs.BoolVar(&o.headless, "headless", false, "")
 	fs.BoolVar(&o.noSummary, "no-summary", false, "")
 	keys := fs.String("keys", "", "")
@@ -192,6 +195,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if _, err := scenarios.New(c.Scenario, scenarios.Config{}); err != nil {
 		return o, usagef("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Scenario))
+	}
+	if err := checkSeeds(seen); err != nil {
+		return o, err
 	}
 	steps, err := parseKeys(*keys)
 	if err != nil {

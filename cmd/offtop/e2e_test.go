@@ -319,7 +319,7 @@ func TestHeadlessIntoClosedPipe(t *testing.T) {
 }
 
 // TestStopTheWorldFromOutside: SIGSTOP for 4s, then SIGCONT. offtop must
-// not panic, its probe max must read at least the 4s it was stopped (the
+// not panic, its probe max must read about the 4s it was stopped (the
 // histogram holds up to 100s, beyond that it clamps and counts), the
 // skipped sample times are counted, and sampling resumes.
 func TestStopTheWorldFromOutside(t *testing.T) {
@@ -354,8 +354,13 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatalf("last line: %v", err)
 	}
-	if last.ProbeTotal.Max == nil || *last.ProbeTotal.Max < 4000 {
-		t.Errorf("probe max %v ms after a 4s stop, want >= 4000", last.ProbeTotal.Max)
+	// The sample due first after SIGSTOP is late by the stop less the
+	// part of a 10ms period that had passed: >= 4s - 10ms; 3900 leaves
+	// room for the stop and continue signals' own delivery.
+	if last.ProbeTotal.Max == nil {
+		t.Errorf("probe max null after a 4s stop")
+	} else if *last.ProbeTotal.Max < 3900 {
+		t.Errorf("probe max %.0f ms after a 4s stop, want >= 3900", *last.ProbeTotal.Max)
 	}
 	if last.SamplesMissed < 12 {
 		t.Errorf("samples_missed %d after 4s stopped at 250ms, want about 16", last.SamplesMissed)

@@ -24,7 +24,7 @@ const stopGrace = 1500 * time.Millisecond
 // returned; closed reports whether Close finished. sig and crashed may be
 // nil. A Close that does not finish goes on in the background until the
 // process exits.
-func closeSession(s *session.Session, grace time.Duration, sig <-chan os.Signal, crashed <-chan struct{}) (again os.Signal, closed bool) {
+func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Signal, crashed <-chan struct{}) (again os.Signal, closed bool) {
 	done := make(chan struct{})
 	crash.Go(func() {
 		s.Close()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -90,8 +92,9 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 // the end of --duration ends a login or crash run at scale 1000 (whose
 // keys and chains take minutes) at once; SIGTERM at 3s into a 20s stall
 // exits 143 within 2s, the last JSON line's probe max holds the stall so
-// far, its counts add up and the stall is counted as cut; a second signal
-// exits at once.
+// far, its counts add up and the stall is counted as cut; a sweep stopped
+// before its first row prints the machine line right and exits 143; a
+// second signal exits at once.
 func TestStopEndsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 15s of real runs")
@@ -147,6 +150,25 @@ func TestStopEndsTheRun(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), "cut a Loop stall short after") {
 			t.Errorf("the summary does not say the stall was cut:\n%s", stderr.String())
+		}
+	})
+	t.Run("sweep SIGTERM before its first row", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "sweep", "--scenario", "count", "--duration", "5s")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("exit %v, want 143", err)
+		}
+		want := fmt.Sprintf("GOMAXPROCS %d, NumCPU %d,", runtime.GOMAXPROCS(0), runtime.NumCPU())
+		if first := firstLine(stdout.String()); !strings.Contains(first, want) {
+			t.Errorf("first line %q: want the machine line %q", first, want)
 		}
 	})
 	t.Run("second signal", func(t *testing.T) {

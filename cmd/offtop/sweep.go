@@ -31,7 +31,13 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
   --fit             fit the USL to throughput (at least 4 sizes of 1 or more)
                     and recommend a size by the scenario's rule
   --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
-                    DIR/SCENARIO-wN.hlog in HdrHistogram's interval log format
+                    DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a
+                    comparison) in HdrHistogram's interval log format
+  --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
+                    named as seed 001 names them (plain, cluster, worker_threads,
+                    both)
+  --per-task        run every size twice: on the pool, then a goroutine per task
+  --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table
 progress goes to stderr, the table to stdout
 ` + sweepColumns
@@ -50,6 +56,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.Load, "load", 0, "")
 	fs.BoolVar(&c.Fit, "fit", false, "")
 	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
+	loops := fs.String("loops", "", "")
+	fs.BoolVar(&c.PerTask, "per-task", false, "")
+	checkSeeds := seedFlags(fs, &c.Base, nil)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -61,6 +70,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return sweepUsageError(stderr, fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["loops"] {
+		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
+			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
+			return sweepUsageError(stderr, fmt.Sprintf("--loops: %s: %s", why, quote(*loops)))
+		}
+		if c.Base.Scenario != "server" {
+			return sweepUsageError(stderr, "--loops: only server has Loops, not "+quote(c.Base.Scenario))
+		}
+	}
+	if err := checkSeeds(seen); err != nil {
+		return sweepUsageError(stderr, err.Error())
 	}
 	if msg := checkSizing(fs, &c, *repeat); msg != "" {
 		return sweepUsageError(stderr, msg)

@@ -66,6 +66,9 @@ func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
 	if !seen["load"] {
 		c.Load = scenarios.Sizing(c.Base.Scenario).SweepLoad
 	}
+	if c.Fit && (seen["loops"] || c.PerTask) {
+		return "--fit: fits one configuration's sizes, not with --loops or --per-task"
+	}
 	if c.Fit {
 		var obs []sizing.Obs
 		for _, w := range c.Workers {

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
@@ -84,6 +85,8 @@ type Pool struct {
 	// when its function returns.
 	timerWG   sync.WaitGroup
 	closeDone chan struct{} // closed when the first Close has finished
+
+	perTask atomic.Bool // per-task mode (pertask.go)
 }
 
 // task is one submitted function. Its scheduling fields are guarded by
@@ -226,6 +229,9 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 		panic("pool: Submit of nil func")
 	}
 	t := &task{fn: fn, done: done, submitted: p.now(), timeout: timeout}
+	if p.perTask.Load() {
+		return p.submitPerTask(t)
+	}
 	p.mu.Lock()
 	if p.size == 0 && p.inline != nil && !p.closed {
 		p.mu.Unlock()

@@ -14,7 +14,11 @@ import (
 
 func init() {
 	register("breakeven", "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
-		func(Config) Scenario { return newBreakeven() })
+		func(c Config) Scenario {
+			b := newBreakeven()
+			b.objects.Store(c.BreakevenPayload == PayloadObjects)
+			return b
+		})
 }
 
 // Seed 002's grid: a batch is 32 tasks; each task is SHA-256 over a payload
@@ -141,6 +145,8 @@ func summarize(runs []beRun) beFigures {
 type breakeven struct {
 	sizeIdx, roundsIdx atomic.Int32 // requested grid position; read at each batch
 	paused             atomic.Bool
+	// objects selects seed 000's object graph instead of byte buffers.
+	objects atomic.Bool
 	// gen counts changes of size, rounds and pause. A batch carries the gen
 	// it started at and is abandoned (its tasks return between two rounds
 	// of hashing, its figures dropped) when gen moves on: a key takes
@@ -163,6 +169,9 @@ type breakeven struct {
 	checked    [beModes]int64
 	mismatches int64
 	taskErrs   int64
+	// objRuns are the latest rounds of the objects experiment, at most
+	// breakevenHistory.
+	objRuns []objRun
 }
 
 func newBreakeven() *breakeven {
@@ -181,6 +190,9 @@ func (b *breakeven) SweepKeys() []string {
 		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
 }
 func (b *breakeven) Look() string {
+	if b.objects.Load() {
+		return "objects: serialising them blocks the Loop far longer than summing them in place"
+	}
 	return "tiny tasks lose to dispatch; a copied payload costs more than a moved one"
 }
 
@@ -248,6 +260,11 @@ func (b *breakeven) drive() {
 			continue
 		}
 		gen := b.gen.Load()
+		if b.objects.Load() {
+			payloads, cur = nil, beConfig{} // the bytes cycle starts afresh after
+			b.objectsDrive(gen)
+			continue
+		}
 		c := b.requested()
 		if len(payloads) == 0 || len(payloads[0]) != c.size {
 			payloads = nil // let the old set go before making the new one
@@ -489,6 +506,9 @@ func (b *breakeven) Status() Status {
 	req := b.requested()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.objects.Load() {
+		return Status{Load: b.objectsStatusLoad(), Readouts: b.objectReadouts()}
+	}
 	var figs [beModes]beFigures
 	for m := range beModes {
 		figs[m] = summarize(b.runs[m])
@@ -585,4 +605,5 @@ func (b *breakeven) Reset() {
 	b.runs = [beModes][]beRun{}
 	b.batches, b.mismatches, b.taskErrs = 0, 0, 0
 	b.checked = [beModes]int64{}
+	b.objRuns = nil
 }

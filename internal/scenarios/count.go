@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	guard "github.com/offtop/offtop/internal/crash"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,23 +13,34 @@ import (
 )
 
 func init() {
-	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker (seed 000, 1-3)",
-		func(Config) Scenario {
-			c := &count{}
-			c.jobs.Store(countJobs)
-			return c
-		})
+	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
+		func(cfg Config) Scenario { return newCount(cfg) })
 }
 
-// countJobs is the number of jobs in a batch at start ([ and ] halve and
-// double it within countMinJobs..countMaxJobs); countIters the additions per
+func newCount(cfg Config) *count {
+	c := &count{}
+	jobs := int64(countJobs)
+	if cfg.CountJobs > 0 {
+		jobs = int64(min(cfg.CountJobs, countMaxJobs))
+	}
+	c.jobs.Store(jobs)
+	split, err := ParseSplit(cfg.CountSplit)
+	if err != nil {
+		split = SplitQueue // the CLI refused it already; New never fails
+	}
+	c.split.Store(&split)
+	return c
+}
+
+// countJobs is the number of jobs in a batch at start (Config.CountJobs;
+// [ and ] halve and double it within countMinJobs..countMaxJobs); countIters the additions per
 // job at scale 1, sized so one batch (16 x 160M additions, ~60 ms of CPU a
 // job) takes about 1 s on one core of this machine (seed 000 counts to a
 // billion five times; we keep the shape at a size a 2-core box finishes in
 // seconds).
 const (
 	countJobs    = 16
-	countMinJobs = 2
+	countMinJobs = 1
 	countMaxJobs = 256
 	countIters   = 160_000_000
 )
@@ -58,12 +71,25 @@ type batchResult struct {
 	cpu     time.Duration // whole-process CPU time over the batch
 	ok      bool
 	aborted bool // cut short by Stop: no answer to check
+	split   string
+	// perWorker is the jobs each chunk got (nil for SplitQueue); counted
+	// is the jobs the batch's tasks ran in all (jobs, unless the split is
+	// wrong).
+	perWorker []int
+	counted   int64
+	// first, median and last are when the batch's tasks completed, from
+	// its start (seed 000 section 5: the first report back).
+	first, median, last time.Duration
 }
 
 type count struct {
-	jobs   atomic.Int64 // jobs per batch, read at the start of each batch
-	iters  int64
-	paused atomic.Bool
+	jobs  atomic.Int64 // jobs per batch, read at the start of each batch
+	split atomic.Pointer[string]
+	// perTask is Env.PerTask, set by Start (nil before, or when the
+	// session has no per-task mode).
+	perTask atomic.Pointer[func() bool]
+	iters   int64
+	paused  atomic.Bool
 	// stopping makes running jobs give up; set by Stop.
 	stopping atomic.Bool
 	sys      *sysinfo.Reader
@@ -81,19 +107,40 @@ type count struct {
 	// worker. A 1-worker batch's wall grows linearly with its jobs, so
 	// speed-up = refPerJob * jobs / wall for a batch of any size.
 	refPerJob time.Duration
+	// cpuPerJob is the process CPU per job of the latest batch split right
+	// (queue or even; at start the 1-goroutine batch): what an even split
+	// of the current batch costs, the reference chunkify is held to.
+	cpuPerJob time.Duration
 	jobCPU    cpuMeter
 }
 
 func (c *count) Name() string { return "count" }
 
-// SweepKeys are seed 000's columns: wall and CPU per batch.
-func (c *count) SweepKeys() []string { return []string{"batch_wall_ms", "batch_cpu_ms"} }
+// SweepKeys are seed 000's columns: wall and CPU per batch, and when
+// the first and median task of the batch came back (section 5).
+func (c *count) SweepKeys() []string {
+	return []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"}
+}
 func (c *count) Look() string {
+	switch *c.split.Load() {
+	case SplitSlice:
+		return "slice: fewer jobs than workers and the first gets none; the answer stays right"
+	case SplitChunkify:
+		return "chunkify never removes what it took: more jobs counted than asked, answer wrong"
+	case SplitEven:
+		return "an even split cut up front: jobs per worker differ by at most one"
+	}
+	if pt := c.perTask.Load(); pt != nil && (*pt)() {
+		return "a goroutine per job: all finish near the end; a pool brings the first back early"
+	}
 	return "speed-up stops at the cores you have; more workers past that only burn CPU"
 }
 
 func (c *count) Start(env Env) error {
 	c.iters = max(int64(float64(countIters)*env.Scale), 1000)
+	if env.PerTask != nil {
+		c.perTask.Store(&env.PerTask)
+	}
 	c.sys = sysinfo.NewReader()
 	c.stop = make(chan struct{})
 	c.wg.Add(1)
@@ -106,20 +153,14 @@ func (c *count) Start(env Env) error {
 func (c *count) drive(env Env) {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer c.wg.Done()
-	r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1)
-	if r.aborted {
-		return
-	}
-	c.mu.Lock()
-	c.refPerJob = r.wall / time.Duration(r.jobs)
-	c.mu.Unlock()
+	haveRef := false
 	for {
 		select {
 		case <-c.stop:
 			return
 		default:
 		}
-		if c.paused.Load() {
+		if c.paused.Load() { // paused from the start too (--no-load): not even the reference
 			select {
 			case <-c.stop:
 				return
@@ -127,7 +168,19 @@ func (c *count) drive(env Env) {
 			}
 			continue
 		}
-		r := c.batch(env.Submit, env.Workers())
+		if !haveRef {
+			r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1, SplitQueue)
+			if r.aborted {
+				return
+			}
+			c.mu.Lock()
+			c.refPerJob = r.wall / time.Duration(r.jobs)
+			c.cpuPerJob = r.cpu / time.Duration(r.jobs)
+			c.mu.Unlock()
+			haveRef = true
+			continue
+		}
+		r := c.batch(env.Submit, env.Workers(), *c.split.Load())
 		if r.aborted {
 			return
 		}
@@ -135,6 +188,13 @@ func (c *count) drive(env Env) {
 			env.ObserveHeadline(r.wall)
 		}
 		c.mu.Lock()
+		if r.split != *c.split.Load() {
+			c.mu.Unlock()
+			continue // the split changed while it ran: a new experiment
+		}
+		if r.split == SplitQueue || r.split == SplitEven {
+			c.cpuPerJob = r.cpu / time.Duration(r.jobs)
+		}
 		c.last = r
 		c.batches++
 		if !r.ok {
@@ -147,8 +207,18 @@ func (c *count) drive(env Env) {
 	}
 }
 
-// batch submits the jobs, waits for all, and checks the total.
-func (c *count) batch(submit func(fn func(), done func(error)) error, workers int) batchResult {
+// batch submits the jobs, split as split says over max(workers, 1)
+// chunks, waits for all, and checks the total.
+func (c *count) batch(submit func(fn func(), done func(error)) error, workers int, split string) batchResult {
+	jobs := c.jobs.Load()
+	per := splitJobs(split, int(jobs), workers)
+	tasks := per
+	if tasks == nil { // the queue: one task per job
+		tasks = make([]int, jobs)
+		for i := range tasks {
+			tasks[i] = 1
+		}
+	}
 	s0 := c.sys.Read()
 	start := time.Now()
 	var (
@@ -156,27 +226,41 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 		total   atomic.Uint64
 		fails   atomic.Int64
 		aborted atomic.Bool
+		doneMu  sync.Mutex
+		doneAt  = make([]time.Duration, 0, len(tasks))
+		counted int64
 	)
-	jobs := c.jobs.Load()
-	for range jobs {
+	finished := func() {
+		doneMu.Lock()
+		doneAt = append(doneAt, time.Since(start))
+		doneMu.Unlock()
+		wg.Done()
+	}
+	for _, n := range tasks {
+		if n == 0 {
+			continue // a worker with no job: nothing to submit
+		}
+		counted += int64(n)
 		wg.Add(1)
 		err := submit(func() {
-			c.jobCPU.run(func() {
-				s, ok := countSum(c.iters, &c.stopping)
-				total.Add(s)
-				if !ok {
-					aborted.Store(true)
-				}
-			})
+			for range n {
+				c.jobCPU.run(func() {
+					s, ok := countSum(c.iters, &c.stopping)
+					total.Add(s)
+					if !ok {
+						aborted.Store(true)
+					}
+				})
+			}
 		}, func(err error) {
 			if err != nil {
 				fails.Add(1)
 			}
-			wg.Done()
+			finished()
 		})
 		if err != nil {
 			fails.Add(1)
-			wg.Done()
+			finished()
 		}
 	}
 	wg.Wait()
@@ -184,8 +268,13 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	s1 := c.sys.Read()
 	n := uint64(c.iters)
 	want := uint64(jobs) * (n * (n - 1) / 2)
-	return batchResult{workers: workers, jobs: jobs, wall: wall, aborted: aborted.Load(), cpu: s1.CPU - s0.CPU,
-		ok: fails.Load() == 0 && total.Load() == want}
+	r := batchResult{workers: workers, jobs: jobs, wall: wall, aborted: aborted.Load(), cpu: s1.CPU - s0.CPU,
+		ok: fails.Load() == 0 && total.Load() == want, split: split, perWorker: per, counted: counted}
+	if len(doneAt) > 0 {
+		slices.Sort(doneAt)
+		r.first, r.median, r.last = doneAt[0], doneAt[(len(doneAt)-1)/2], doneAt[len(doneAt)-1]
+	}
+	return r
 }
 
 func (c *count) Stop() {
@@ -221,12 +310,13 @@ func (c *count) Status() Status {
 		Num("batch_workers", "batch at workers", float64(c.last.workers)),
 		Num("batches", "batches", float64(c.batches)),
 	)
+	rs = append(rs, c.splitReadouts(have)...)
 	if have {
 		rs = append(rs, Bool("answer_ok", "answer ok", c.bad == 0))
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
-	return Status{Load: fmt.Sprintf("%d jobs x %s additions per batch", c.jobs.Load(), si(float64(c.iters))), Readouts: rs}
+	return Status{Load: fmt.Sprintf("%d jobs x %s additions per batch, split %s", c.jobs.Load(), si(float64(c.iters)), *c.split.Load()), Readouts: rs}
 }
 
 // SetLoad halves (delta < 0) or doubles (delta > 0) the jobs per batch.
@@ -239,6 +329,61 @@ func (c *count) SetLoad(delta int) {
 		j /= 2
 	}
 	c.jobs.Store(min(max(j, countMinJobs), countMaxJobs))
+}
+
+// splitReadouts are the figures seed 000 printed too late: jobs per
+// worker, jobs counted against asked, CPU against an even split's, and
+// when the batch's first, median and last task came back. Callers hold mu.
+func (c *count) splitReadouts(have bool) []Readout {
+	l := c.last
+	rs := []Readout{Str("split", "split", *c.split.Load())}
+	switch {
+	case !have:
+		rs = append(rs, NA("jobs_min_per_worker", "jobs per worker"))
+	case l.perWorker == nil:
+		rs = append(rs, Readout{Key: "jobs_min_per_worker", Label: "jobs per worker", Text: "queue: each worker takes the next job"})
+	default:
+		f := make([]string, len(l.perWorker))
+		for i, n := range l.perWorker {
+			f[i] = fmt.Sprint(n)
+		}
+		rs = append(rs, Readout{Key: "jobs_min_per_worker", Label: "jobs per worker", Known: true,
+			Value: float64(slices.Min(l.perWorker)), Text: "[" + strings.Join(f, " ") + "]"})
+	}
+	even := c.cpuPerJob * time.Duration(l.jobs)
+	rs = append(rs,
+		Readout{Key: "jobs_counted", Label: "jobs counted", Known: have, Value: float64(l.counted),
+			Text: fmt.Sprintf("%d of %d", l.counted, l.jobs)},
+		Millis("even_cpu_ms", "CPU, split evenly", even, have && even > 0),
+	)
+	if have && even > 0 {
+		rs = append(rs, Num("cpu_vs_even", "CPU vs even split", float64(l.cpu)/float64(even)))
+	} else {
+		rs = append(rs, NA("cpu_vs_even", "CPU vs even split"))
+	}
+	return append(rs,
+		Millis("first_done_ms", "first back", l.first, have),
+		Millis("median_done_ms", "median back", l.median, have),
+		Millis("last_done_ms", "last back", l.last, have),
+	)
+}
+
+// Knobs: p cycles the split.
+func (c *count) Knobs() []Knob {
+	return []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
+}
+
+// Turn applies a knob; a split change starts the figures afresh (the
+// answer of a wrong split is not the right split's).
+func (c *count) Turn(key string) {
+	turn(c.Knobs(), key, func(_ string, step int) {
+		s := nextSplit(*c.split.Load(), step)
+		c.mu.Lock()
+		c.split.Store(&s)
+		c.batches, c.bad = 0, 0
+		c.last = batchResult{}
+		c.mu.Unlock()
+	})
 }
 
 func (c *count) Pause(p bool) { c.paused.Store(p) }

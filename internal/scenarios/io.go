@@ -18,7 +18,11 @@ import (
 
 func init() {
 	register("io", "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
-		func(Config) Scenario { return newIOScenario() })
+		func(c Config) Scenario {
+			s := newIOScenario()
+			s.listen = c.Listen
+			return s
+		})
 }
 
 // The io scenario's workload. Seed 004 sends each task's request to
@@ -82,6 +86,7 @@ type ioScenario struct {
 
 	env    Env
 	delay  time.Duration
+	listen string // address to listen on; "" is 127.0.0.1:0
 	ln     net.Listener
 	srv    *http.Server
 	client *http.Client
@@ -129,7 +134,11 @@ func (s *ioScenario) Start(env Env) error {
 	s.env = env
 	s.lat = hist.NewRecorder(env.Window, nil)
 	s.cpu.Store(&cpuMeter{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := s.listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("io: listen: %w", err)
 	}
@@ -339,8 +348,10 @@ func (s *ioScenario) Status() Status {
 	if s.cpuOn.Load() {
 		fibText = "on"
 	}
+	addr := s.ln.Addr().String()
+	rs = append(rs, Str("listen_addr", "listening on", addr))
 	return Status{
-		Load:     fmt.Sprintf("%d calls/s open-loop, %v delay each, fib(%d) %s", rate, s.delay, ioFibN, fibText),
+		Load:     fmt.Sprintf("on %s: %d calls/s open-loop, %v delay each, fib(%d) %s", addr, rate, s.delay, ioFibN, fibText),
 		Readouts: rs,
 	}
 }

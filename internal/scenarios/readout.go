@@ -24,6 +24,11 @@ func Bool(key, label string, v bool) Readout {
 	return r
 }
 
+// Str is a text readout: a name or an address, a JSON string.
+func Str(key, label, text string) Readout {
+	return Readout{Key: key, Label: label, Known: true, Text: text, Str: true}
+}
+
 // Millis is a duration readout in ms; n/a when known is false. key must end
 // in _ms.
 func Millis(key, label string, d time.Duration, known bool) Readout {

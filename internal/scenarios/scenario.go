@@ -36,10 +36,16 @@ type Env struct {
 	Counts func() pool.Counts
 	// Workers reports the pool's current size (0 = inline on the Loop).
 	Workers func() int
+	// PerTask reports whether every task gets a goroutine of its own
+	// (pool.SetPerTask), inline or not; nil means never.
+	PerTask func() bool
 	// Scale multiplies work sizes (1 = sized for this 2-core machine).
 	Scale float64
 	// Window is the span of sliding-window percentiles.
 	Window time.Duration
+	// Resolution is the Loop-delay probe's period, for a scenario that
+	// probes Loops of its own (server's --loops); 10ms when 0.
+	Resolution time.Duration
 	// Headline takes one observation of the scenario's headline latency
 	// (HeadlineSpec), which ended now and lasted d; the session files it
 	// under the pool size in force when it began. Call it through
@@ -61,6 +67,9 @@ type Readout struct {
 	Text string
 	// Bool marks a true/false readout (answer_ok): Value 1 is true.
 	Bool bool
+	// Str marks a text readout (split, listen_addr): Text is its value,
+	// a JSON string.
+	Str bool
 }
 
 // Status is what a running scenario reports at each sample.
@@ -85,7 +94,9 @@ type Scenario interface {
 	Status() Status
 	// SetLoad changes the load by delta steps ([ is -1, ] is +1).
 	SetLoad(delta int)
-	// Pause stops (true) or resumes (false) generating new work.
+	// Pause stops (true) or resumes (false) generating new work. It may
+	// also be called before Start, for a run that starts paused
+	// (--no-load): then Start generates nothing until Pause(false).
 	Pause(paused bool)
 	// Reset clears the scenario's own latency figures (the r key).
 	Reset()
@@ -153,6 +164,22 @@ type Config struct {
 	LoginBurstGap time.Duration
 	// LoginReadEvery is its file-read period (default 20ms).
 	LoginReadEvery time.Duration
+
+	// CountSplit is how "count" hands a batch to the pool: SplitQueue (the
+	// default, "") or one of seed 000's static splits (CountSplits).
+	CountSplit string
+	// CountJobs is count's jobs per batch at start (default 16; the seed's
+	// burst is 64), within 1..256.
+	CountJobs int
+	// BreakevenPayload is breakeven's payload kind at start: PayloadBytes
+	// (the default, "") or PayloadObjects.
+	BreakevenPayload string
+	// ServerLoops is the number of Loops "server" starts with (default 1),
+	// 1..MaxLoops.
+	ServerLoops int
+	// Listen is the address "server" and "io" listen on (default
+	// 127.0.0.1:0, a free loopback port).
+	Listen string
 }
 
 type entry struct {

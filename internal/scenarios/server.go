@@ -18,7 +18,9 @@ import (
 
 func init() {
 	register("server", "real HTTP on 127.0.0.1: /ping beside /fast fib(30) and /slow fib(37); workers=0 is Node's plain server (seeds 000 s4, 001)",
-		func(Config) Scenario { return &server{clients: 2} })
+		func(c Config) Scenario {
+			return &server{clients: 2, listen: c.Listen, startLoops: max(c.ServerLoops, 1)}
+		})
 }
 
 // The server scenario's workload (seed 001: fibonacci(30) ~12 ms and
@@ -52,16 +54,28 @@ func fib(n int) int {
 // fibWant holds the answers clients check responses against.
 var fibWant = map[int]string{fastN: "832040", slowN: "24157817"}
 
-// endpoint is one route's client-side figures.
+// endpoint is one route's client-side figures, and served its
+// server-side ones: every request the route answered, from offtop's own
+// clients or from outside (--no-load with autocannon), timed in the
+// handler.
 type endpoint struct {
-	lat  *hist.Recorder
-	cpu  cpuMeter
-	done atomic.Int64 // responses received
-	errs atomic.Int64 // failed or wrong responses
+	lat    *hist.Recorder
+	served *hist.Recorder
+	cpu    cpuMeter
+	done   atomic.Int64 // responses received
+	errs   atomic.Int64 // failed or wrong responses
 }
 
 type server struct {
-	clients int // closed-loop clients per CPU endpoint; guarded by mu
+	clients    int    // closed-loop clients per CPU endpoint; guarded by mu
+	listen     string // address to listen on; "" is 127.0.0.1:0
+	startLoops int
+
+	// loopsMu guards loops; nLoops is len(loops), for the knobs.
+	loopsMu sync.Mutex
+	loops   []*srvLoop
+	nLoops  atomic.Int32
+	conns   atomic.Int64 // connections accepted
 
 	env    Env
 	ln     net.Listener
@@ -90,30 +104,38 @@ func (s *server) KeepsLoop() bool { return true }
 
 // SweepKeys are seed 001's columns: the light endpoint's tail, both rates.
 func (s *server) SweepKeys() []string {
-	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps"}
+	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"}
 }
 func (s *server) Look() string {
+	if s.nLoops.Load() > 1 {
+		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here)"
+	}
 	return "at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
 
 func (s *server) newEndpoint() *endpoint {
-	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil)}
+	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil), served: hist.NewRecorder(s.env.Window, nil)}
 }
 
 func (s *server) Start(env Env) error {
 	s.env = env
 	s.fast, s.slow, s.ping = s.newEndpoint(), s.newEndpoint(), s.newEndpoint()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := s.listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("server: listen: %w", err)
 	}
+	s.setLoops(s.startLoops)
 	s.ln = ln
 	s.base = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ping", s.handlePing)
 	mux.HandleFunc("/fast", s.handleFib(fastN, s.fast))
 	mux.HandleFunc("/slow", s.handleFib(slowN, s.slow))
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ConnContext: s.connContext}
 	s.client = &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: 2*maxClients + 64,
 		IdleConnTimeout:     idleConnTimeout,
@@ -141,25 +163,37 @@ func (s *server) Start(env Env) error {
 	return nil
 }
 
-// handlePing answers on the Loop, as Node's main thread would: while the
-// Loop runs fib (workers 0), the reply waits.
+// handlePing answers on the connection's Loop, as Node's main thread
+// would: while that Loop runs fib (workers 0), the reply waits.
 func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
-	s.env.Do(func() {})
+	t := time.Now()
+	s.loopFor(r).do(func() {})
 	io.WriteString(w, "ok")
+	s.ping.served.Record(int64(time.Since(t)))
 }
 
-// handleFib accepts the request on the Loop, then runs fib(n) as a pool task
-// (on a worker, or on the Loop when the pool size is 0) and replies.
+// handleFib accepts the request on the connection's Loop, then runs fib(n)
+// as a pool task (on a worker, or on Loop 0 when the pool size is 0), or
+// on the connection's own Loop at workers 0 (onOwnLoop), and replies.
 func (s *server) handleFib(n int, e *endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.env.Do(func() {})
+		t := time.Now()
+		defer func() { e.served.Record(int64(time.Since(t))) }()
+		l := s.loopFor(r)
+		l.do(func() {})
 		var v int
-		err := s.env.Offload(func() {
+		work := func() {
 			if r.Context().Err() != nil {
 				return // the client is gone; do not burn CPU for nobody
 			}
 			e.cpu.run(func() { v = fib(n) })
-		})
+		}
+		var err error
+		if s.onOwnLoop(l) {
+			l.do(work)
+		} else {
+			err = s.env.Offload(work)
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
@@ -197,8 +231,13 @@ func (s *server) setClients(n int) {
 }
 
 // closedLoop sends the next request when the previous one answers
-// (autocannon's model in seed 001).
+// (autocannon's model in seed 001), on a connection of its own, as each of
+// autocannon's connections is: so --loops spreads clients, not requests,
+// across the Loops, as cluster does.
 func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, IdleConnTimeout: idleConnTimeout, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
 	want := fibWant[fastN]
 	if route == "/slow" {
 		want = fibWant[slowN]
@@ -212,7 +251,7 @@ func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
 			continue
 		}
 		t := time.Now()
-		body, err := s.get(ctx, route, 0)
+		body, err := httpGet(ctx, client, s.base+route)
 		if ctx.Err() != nil {
 			return
 		}
@@ -283,6 +322,7 @@ func (s *server) Stop() {
 	}
 	s.wg.Wait()
 	s.client.CloseIdleConnections()
+	s.stopLoops()
 }
 
 func (s *server) Status() Status {
@@ -307,7 +347,20 @@ func (s *server) Status() Status {
 	} else {
 		rs = append(rs, NA("answer_ok", "answer ok"))
 	}
-	return Status{Load: fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery), Readouts: rs}
+	for _, x := range []struct {
+		k string
+		e *endpoint
+	}{{"ping", s.ping}, {"fast", s.fast}, {"slow", s.slow}} {
+		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)))
+	}
+	rs = append(rs, s.loopReadouts()...)
+	rs = append(rs, Str("listen_addr", "listening on", s.ln.Addr().String()))
+	load := fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery)
+	if l := s.nLoops.Load(); l > 1 {
+		load = fmt.Sprintf("%d Loops, one heap; ", l) + load
+	}
+	// the address first, where a narrow screen does not cut it off
+	return Status{Load: "on " + s.ln.Addr().String() + ": " + load, Readouts: rs}
 }
 
 func (s *server) SetLoad(delta int) {
@@ -321,7 +374,9 @@ func (s *server) Pause(p bool) { s.paused.Store(p) }
 func (s *server) Reset() {
 	for _, e := range []*endpoint{s.fast, s.slow, s.ping} {
 		e.lat.Reset()
+		e.served.Reset()
 		e.errs.Store(0)
 	}
 	s.wrong.Store(0)
+	s.resetLoops()
 }

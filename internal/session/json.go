@@ -45,6 +45,7 @@ type SnapshotJSON struct {
 	Scenario         string         `json:"scenario"`
 	Load             string         `json:"load"`
 	Paused           bool           `json:"paused"`
+	PerTask          bool           `json:"per_task"`
 	Workers          int            `json:"workers"`
 	GOMAXPROCS       int            `json:"gomaxprocs"`
 	NumCPU           int            `json:"num_cpu"`
@@ -161,6 +162,7 @@ func (s Snapshot) JSON() SnapshotJSON {
 		Scenario:         s.Scenario,
 		Load:             s.Load,
 		Paused:           s.Paused,
+		PerTask:          s.PerTask,
 		Workers:          s.Workers,
 		GOMAXPROCS:       s.GOMAXPROCS,
 		NumCPU:           s.NumCPU,
@@ -232,6 +234,8 @@ func (s Snapshot) JSON() SnapshotJSON {
 			j.Extra[r.Key] = nil
 		case r.Bool:
 			j.Extra[r.Key] = r.Value != 0
+		case r.Str:
+			j.Extra[r.Key] = r.Text
 		default:
 			j.Extra[r.Key] = round3(r.Value)
 		}

@@ -45,7 +45,13 @@ type Config struct {
 	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
 	// runtime.
 	GOMAXPROCS int
-	Scenarios  scenarios.Config
+	// NoLoad starts the run paused: the scenario's own load off, as after
+	// space, so an outside load generator can drive its server.
+	NoLoad bool
+	// PerTask starts the run with a goroutine per task instead of the
+	// pool's workers (pool.SetPerTask; the u key toggles it).
+	PerTask   bool
+	Scenarios scenarios.Config
 }
 
 // Errors of New and Apply.
@@ -191,6 +197,7 @@ func New(c Config) (*Session, error) {
 		s.sys.Close()
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	s.pool.SetPerTask(c.PerTask)
 	if c.GOMAXPROCS > 0 {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
@@ -200,6 +207,10 @@ func New(c Config) (*Session, error) {
 	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
+		s.paused = true
+		scen.Pause(true)
+	}
 	if err := scen.Start(s.env()); err != nil {
 		s.shutdown()
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
@@ -220,8 +231,11 @@ func (s *Session) env() scenarios.Env {
 		Offload: s.pool.Do,
 		Submit:  s.pool.Submit,
 		Workers: func() int { return s.pool.Stats().Size },
+		PerTask: s.pool.PerTask,
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
+
+		Resolution: s.cfg.Resolution,
 
 		SubmitTimeout: s.pool.SubmitTimeout,
 		Counts:        s.pool.Counts,
@@ -321,6 +335,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
+	snap.PerTask = s.pool.PerTask()
 	cpus := s.cpus
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
@@ -351,6 +366,7 @@ func oversubscribed(s Snapshot) bool {
 // control copies the control state of ctl (an overlay) into s.
 func (s *Snapshot) control(ctl Snapshot) {
 	s.Scenario, s.Look, s.Paused, s.Workers = ctl.Scenario, ctl.Look, ctl.Paused, ctl.Workers
+	s.PerTask = ctl.PerTask
 	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
 	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
 	s.Oversubscribed = ctl.Oversubscribed
@@ -446,6 +462,12 @@ func (s *Session) apply(a Action) error {
 	case ToggleCPU:
 		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
 			c.ToggleCPU()
+		}
+	case TogglePerTask:
+		s.pool.SetPerTask(!s.pool.PerTask())
+	case Turn:
+		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
+			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
 		n := min(max(runtime.GOMAXPROCS(0)+a.N, 1), runtime.NumCPU())

@@ -19,6 +19,9 @@ type Snapshot struct {
 	// Load is the scenario's load in its own terms ([ and ] change it).
 	Load   string
 	Paused bool
+	// PerTask: every task gets a goroutine of its own, no queue and no
+	// bound, instead of a pool worker (pool.SetPerTask; the u key).
+	PerTask bool
 
 	// Workers is the pool's target size; 0 means inline on the Loop.
 	Workers    int
@@ -154,6 +157,12 @@ const (
 	AutoSize
 	// CancelAutoSize stops the size search, keeping what it measured.
 	CancelAutoSize
+	// TogglePerTask turns the goroutine-per-task mode on or off (u).
+	TogglePerTask
+	// Turn turns the scenario's knob bound to Key (scenarios.Knob: server's
+	// Loops, count's split, breakeven's payload kind); a scenario without
+	// that knob ignores it.
+	Turn
 )
 
 // Action is a request to change the session, applied by Session.Apply.
@@ -162,6 +171,7 @@ type Action struct {
 	N    int
 	// search marks the size search's own actions, which do not cancel it.
 	search bool
+	Key    string // Turn: the knob's key
 }
 
 // Balanced reports whether the pool's counts add up: Submitted =

@@ -29,10 +29,24 @@ func sizeHistograms(s *session.Session, start, end time.Time) histograms {
 // the pool tasks' submit-to-end time.
 var HdrLogTags = []string{"loop", "headline", "task"}
 
-// HdrLogPath is the file a size's histograms go to in dir:
-// SCENARIO-wN.hlog.
-func HdrLogPath(dir, scenario string, workers int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-w%d.hlog", scenario, workers))
+// HdrLogPath is the file a configuration's histograms go to in dir:
+// SCENARIO-STEM.hlog, the stem as hdrStem names the row (w4, or
+// loops2-w4, w4-per-task in a comparison).
+func HdrLogPath(dir, scenario, stem string) string {
+	return filepath.Join(dir, scenario+"-"+stem+".hlog")
+}
+
+// hdrStem names a row's HDR log: wN, led by loopsL with --loops and
+// followed by -pool or -per-task with --per-task.
+func hdrStem(r Row) string {
+	stem := fmt.Sprintf("w%d", r.Workers)
+	if r.Loops > 0 {
+		stem = fmt.Sprintf("loops%d-%s", r.Loops, stem)
+	}
+	if r.Name == "pool" || r.Name == "per-task" {
+		stem += "-" + r.Name
+	}
+	return stem
 }
 
 // writeHdrLog writes one run of a size to its file in HdrHistogram's
@@ -42,8 +56,8 @@ func HdrLogPath(dir, scenario string, workers int) string {
 // histogram, tagged as HdrLogTags, stamped with the run's measured span in
 // seconds since the epoch, values in ns (the max column in ms, the
 // writer's default ratio).
-func writeHdrLog(dir, scenario string, workers, run int, h histograms) (err error) {
-	path := HdrLogPath(dir, scenario, workers)
+func writeHdrLog(dir, scenario, stem string, run int, h histograms) (err error) {
+	path := HdrLogPath(dir, scenario, stem)
 	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	if run == 1 {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -62,7 +76,7 @@ func writeHdrLog(dir, scenario string, workers, run int, h histograms) (err erro
 		if err := w.OutputLogFormatVersion(); err != nil {
 			return fmt.Errorf("--hdr-log: %w", err)
 		}
-		if err := w.OutputComment(fmt.Sprintf("offtop sweep: %s at %d workers; tags %v; values in ns", scenario, workers, HdrLogTags)); err != nil {
+		if err := w.OutputComment(fmt.Sprintf("offtop sweep: %s, %s; tags %v; values in ns", scenario, stem, HdrLogTags)); err != nil {
 			return fmt.Errorf("--hdr-log: %w", err)
 		}
 		if err := w.OutputStartTime(h.start.UnixMilli()); err != nil {

@@ -29,11 +29,11 @@ func TestHdrLogRoundTrip(t *testing.T) {
 			}
 		}
 		written = append(written, hist.Copy(h.probe), hist.Copy(h.headline), hist.Copy(h.task))
-		if err := writeHdrLog(dir, "count", 2, run, h); err != nil {
+		if err := writeHdrLog(dir, "count", "w2", run, h); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f, err := os.Open(HdrLogPath(dir, "count", 2))
+	f, err := os.Open(HdrLogPath(dir, "count", "w2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,12 @@ type Config struct {
 	// start, the first batch fills the pool. 0 means Duration/5, at most 2s.
 	// It lasts until the scenario's first answer in any case.
 	Warmup time.Duration
+	// Loops, when set, sweeps server's Loops too: every pool size at each
+	// count of Loops, rows named as seed 001 names them (SeedName).
+	Loops []int
+	// PerTask, when set, runs every row twice: on the pool, then with a
+	// goroutine per task (session.Config.PerTask), named pool and per-task.
+	PerTask bool
 	// Repeat runs every size that many times, interleaved (Schedule);
 	// 0 means 1. Each row is then the median of its runs (combine).
 	Repeat int
@@ -44,27 +50,58 @@ type Config struct {
 	HdrLog string
 }
 
+// SeedName is seed 001's name for a configuration: plain (1 Loop, no
+// pool), cluster (Loops, no pool), worker_threads (1 Loop and a pool),
+// both.
+func SeedName(loops, workers int) string {
+	switch {
+	case loops <= 1 && workers == 0:
+		return "plain"
+	case workers == 0:
+		return "cluster"
+	case loops <= 1:
+		return "worker_threads"
+	default:
+		return "both"
+	}
+}
+
+// ParseLoops reads a comma-separated list of Loop counts, each
+// 1..scenarios.MaxLoops, no duplicates.
+func ParseLoops(s string) ([]int, error) {
+	return parseList(s, 1, scenarios.MaxLoops, ErrLoops, "a count")
+}
+
+// ErrLoops is returned by ParseLoops for a malformed list.
+var ErrLoops = errors.New("bad loops list")
+
 // ErrWorkers is returned by ParseWorkers for a malformed list.
 var ErrWorkers = errors.New("bad workers list")
 
 // ParseWorkers reads a comma-separated list of pool sizes such as
 // "0,1,2,4,8": each 0..session.MaxWorkers, at least one, no duplicates.
 func ParseWorkers(s string) ([]int, error) {
+	return parseList(s, 0, session.MaxWorkers, ErrWorkers, "a size")
+}
+
+// parseList reads a comma-separated list of distinct numbers lo..hi;
+// errors wrap bad and call a number what ("a size twice").
+func parseList(s string, lo, hi int, bad error, what string) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: empty", ErrWorkers)
+		return nil, fmt.Errorf("%w: empty", bad)
 	}
 	var out []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%w: not a whole number: %.40q", ErrWorkers, f)
+			return nil, fmt.Errorf("%w: not a whole number: %.40q", bad, f)
 		}
-		if n < 0 || n > session.MaxWorkers {
-			return nil, fmt.Errorf("%w: outside 0..%d: %d", ErrWorkers, session.MaxWorkers, n)
+		if n < lo || n > hi {
+			return nil, fmt.Errorf("%w: outside %d..%d: %d", bad, lo, hi, n)
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("%w: a size twice: %d", ErrWorkers, n)
+			return nil, fmt.Errorf("%w: %s twice: %d", bad, what, n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -75,7 +112,12 @@ func ParseWorkers(s string) ([]int, error) {
 // Row is one pool size's results. Pointers are nil where a figure does not
 // apply or has no data (JSON null, "n/a" in the table).
 type Row struct {
-	Workers int `json:"workers"`
+	// Name is the row's name when the sweep compares configurations
+	// (seed 001's plain, cluster, worker_threads, both; pool, per-task).
+	Name    string `json:"name,omitempty"`
+	Loops   int    `json:"loops,omitempty"`
+	PerTask bool   `json:"per_task,omitempty"`
+	Workers int    `json:"workers"`
 	// ThroughputPerS is pool tasks completed per second over the run.
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	// CPUSeconds is process CPU time over the measured run; CPUPerWall is
@@ -162,19 +204,59 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
 		Columns:    scenarios.SweepKeys(c.Base.Scenario),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
-		Repeat: k, Load: c.Load, runs: make([][]Row, len(c.Workers))}
-	order := Schedule(len(c.Workers), k)
+		Repeat: k, Load: c.Load}
+	type conf struct {
+		loops, workers int
+		perTask        bool
+	}
+	var confs []conf
+	loops := c.Loops
+	if len(loops) == 0 {
+		loops = []int{0} // the base's
+	}
+	modes := []bool{c.Base.PerTask}
+	if c.PerTask {
+		modes = []bool{false, true}
+	}
+	for _, n := range c.Workers { // seed 001's order: plain, cluster, worker_threads, both
+		for _, l := range loops {
+			for _, pt := range modes {
+				confs = append(confs, conf{l, n, pt})
+			}
+		}
+	}
+	res.runs = make([][]Row, len(confs))
+	order := Schedule(len(confs), k)
 	var err error
 	for j, i := range order {
-		n := c.Workers[i]
-		fmt.Fprintf(progress, "sweep: %s at %d workers (run %d/%d, repeat %d/%d), %v after a warm-up of at least %v\n",
-			res.Scenario, n, j+1, len(order), j/len(c.Workers)+1, k, c.Duration, warm)
+		cf := confs[i]
+		base := c.Base
+		label := fmt.Sprintf("%d workers", cf.workers)
+		if cf.loops > 0 {
+			base.Scenarios.ServerLoops = cf.loops
+			label = fmt.Sprintf("%d Loops, %s", cf.loops, label)
+		}
+		base.PerTask = cf.perTask
+		if c.PerTask {
+			label += map[bool]string{false: ", pool", true: ", per-task"}[cf.perTask]
+		}
+		fmt.Fprintf(progress, "sweep: %s at %s (run %d/%d, repeat %d/%d), %v after a warm-up of at least %v\n",
+			res.Scenario, label, j+1, len(order), j/len(confs)+1, k, c.Duration, warm)
 		var row Row
 		var snap session.Snapshot
 		var h histograms
-		row, snap, h, err = runOne(ctx, c, n, warm, res.Columns)
+		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns)
 		if err != nil {
 			break
+		}
+		row.Loops, row.PerTask = cf.loops, cf.perTask
+		switch {
+		case cf.loops > 0:
+			row.Name = SeedName(cf.loops, cf.workers)
+		case c.PerTask && cf.perTask:
+			row.Name = "per-task"
+		case c.PerTask:
+			row.Name = "pool"
 		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
 		if snap.CPULimit > 0 {
@@ -183,13 +265,13 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		}
 		res.runs[i] = append(res.runs[i], row)
 		if c.HdrLog != "" {
-			if err = writeHdrLog(c.HdrLog, res.Scenario, n, len(res.runs[i]), h); err != nil {
+			if err = writeHdrLog(c.HdrLog, res.Scenario, hdrStem(row), len(res.runs[i]), h); err != nil {
 				break
 			}
 		}
 	}
-	// Rows so far, a stopped sweep's too: each size with a run.
-	for i := range c.Workers {
+	// Rows so far, a stopped sweep's too: each configuration with a run.
+	for i := range confs {
 		if len(res.runs[i]) > 0 {
 			res.Rows = append(res.Rows, combine(res.runs[i], res.Columns))
 		}
@@ -210,10 +292,11 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	return res, err
 }
 
-// runOne measures one pool size on a fresh session, started at c.Load.
-func runOne(ctx context.Context, c Config, workers int, warm time.Duration, cols []string) (Row, session.Snapshot, histograms, error) {
+// runOne measures one pool size on a fresh session of base, started at
+// c.Load.
+func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string) (Row, session.Snapshot, histograms, error) {
 	d := c.Duration
-	cfg := c.Base
+	cfg := base
 	cfg.Workers = workers
 	cfg.Window = d + warm // the window covers the whole run; Reset trims it
 	s, err := session.New(cfg)
@@ -419,6 +502,17 @@ func (r Result) Write(w io.Writer) error {
 		cols = append(cols,
 			figure("arrivals/s", func(row Row) *float64 { return ptr(row.ArrivalPerS) }),
 			figure("service ms", func(row Row) *float64 { return row.ServiceMS }))
+	}
+	if len(r.Rows) > 0 && r.Rows[0].Name != "" { // a comparison: name the rows first
+		cols = append([]report.Column{
+			col("name", func(row Row) string { return row.Name }),
+			col("Loops", func(row Row) string {
+				if row.Loops == 0 {
+					return "-"
+				}
+				return strconv.Itoa(row.Loops)
+			}),
+		}, cols...)
 	}
 	for _, k := range r.Columns {
 		cols = append(cols, figure(k, func(row Row) *float64 { return row.Extra[k] }))

@@ -57,6 +57,9 @@ func header(s session.Snapshot, w int) string {
 		if s.Paused {
 			parts = append(parts, theme.Pause.Render("PAUSED"))
 		}
+		if s.PerTask {
+			parts = append(parts, theme.Pause.Render([3]string{"PER-TASK", "PER-TASK", "PT"}[tier]))
+		}
 		line := strings.Join(parts, sep)
 		return line, lipgloss.Width(line)
 	}

@@ -2,10 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -27,6 +30,7 @@ type KeyMap struct {
 	Smaller      key.Binding // breakeven: smaller payload
 	Larger       key.Binding // breakeven: larger payload
 	CPU          key.Binding // io: CPU work before each call on/off
+	PerTask      key.Binding // a goroutine per task instead of the pool
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
@@ -34,6 +38,9 @@ type KeyMap struct {
 	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
+	// Knobs are the scenarios' own keys (scenarios.AllKnobs), one binding
+	// each; they become session.Turn actions.
+	Knobs []key.Binding
 	// Suspend is listed in help only: the program's filter in cmd/offtop
 	// takes ctrl+z before the model sees it (suspend.go).
 	Suspend key.Binding
@@ -54,6 +61,7 @@ var DefaultKeyMap = KeyMap{
 	Smaller:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
 	Larger:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
 	CPU:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
+	PerTask:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "goroutine per task on/off")),
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
@@ -61,10 +69,34 @@ var DefaultKeyMap = KeyMap{
 	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
+	Knobs:        knobBindings(),
 	Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 	HelpUp:       key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
 	HelpDown:     key.NewBinding(key.WithKeys("down", "j", "pgdown", "space"), key.WithHelp("↓/j", "scroll down")),
 	HelpClose:    key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help")),
+}
+
+// knobsHelp is bindings in one line of help, "u/L/l/o/p goroutine per
+// task on/off, Loops, payload kind, split", so the ? screen keeps its
+// height; every key's own line is in offtop --help.
+func knobsHelp(bs []key.Binding) key.Binding {
+	var keys, names []string
+	for _, b := range bs {
+		keys = append(keys, b.Keys()...)
+		if d := b.Help().Desc; !slices.Contains(names, d) {
+			names = append(names, d)
+		}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), strings.Join(names, ", ")))
+}
+
+// knobBindings makes one binding per scenario knob.
+func knobBindings() []key.Binding {
+	var bs []key.Binding
+	for _, k := range scenarios.AllKnobs() {
+		bs = append(bs, key.NewBinding(key.WithKeys(k.Key), key.WithHelp(k.Key, k.Help)))
+	}
+	return bs
 }
 
 // ShortHelp is the footer, in the order shown. Its entries are the map's own
@@ -99,9 +131,11 @@ func (k KeyMap) HelpShortHelp() []key.Binding {
 // FullHelp is the ? screen: one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Add, k.Remove, k.Set, k.Auto},
-		{k.LoadDown, k.LoadUp, k.Pause, k.Next},
-		{k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
+		// the pool's size and the Ps it runs on, one group
+		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
+		// the load and the scenarios' own knobs, one group
+		{k.LoadDown, k.LoadUp, k.Pause, k.Next, k.Smaller, k.Larger, k.CPU,
+			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))},
 		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
 		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
@@ -109,8 +143,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
-	return []key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}
+	return append([]key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
+		k.Smaller, k.Larger, k.CPU, k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -163,6 +197,8 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.StepPayload, N: 1}, false, true
 	case key.Matches(k, DefaultKeyMap.CPU):
 		return session.Action{Kind: session.ToggleCPU}, false, true
+	case key.Matches(k, DefaultKeyMap.PerTask):
+		return session.Action{Kind: session.TogglePerTask}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsDown):
 		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsUp):
@@ -171,6 +207,11 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
 	case key.Matches(k, DefaultKeyMap.Auto):
 		return session.Action{Kind: session.AutoSize}, false, true
+	}
+	for _, b := range DefaultKeyMap.Knobs {
+		if key.Matches(k, b) {
+			return session.Action{Kind: session.Turn, Key: k.String()}, false, true
+		}
 	}
 	return session.Action{}, false, false
 }

@@ -1,0 +1,42 @@
+package scenarios
+
+import "testing"
+
+// TestItemsRoundTripThroughGob: the clone is a real one: what the task
+// decodes is the objects, field for field, and sums to the same price.
+func TestItemsRoundTripThroughGob(t *testing.T) {
+	its := makeItems(5000)
+	p, err := encodeItems(its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeItems(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(its) {
+		t.Fatalf("decoded %d objects, want %d", len(got), len(its))
+	}
+	for i := range its {
+		if got[i] != its[i] {
+			t.Fatalf("object %d: %+v, want %+v", i, got[i], its[i])
+		}
+	}
+	if sumPrices(got) != sumPrices(its) {
+		t.Error("sums differ after the round trip")
+	}
+	if &got[0] == &its[0] {
+		t.Error("decoded slice shares memory with the original")
+	}
+}
+
+func TestParsePayload(t *testing.T) {
+	for in, want := range map[string]string{"": PayloadBytes, "bytes": PayloadBytes, "objects": PayloadObjects} {
+		if got, err := ParsePayload(in); err != nil || got != want {
+			t.Errorf("ParsePayload(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParsePayload("json"); err == nil {
+		t.Error("ParsePayload(json): no error")
+	}
+}

@@ -1,0 +1,60 @@
+package scenarios
+
+import "sort"
+
+// Knob is one live setting a scenario offers besides the common keys: the
+// key that turns it and by how much, as data, so the key map, the help
+// screen, --keys and the session need no code per scenario (the l and L
+// keys of server's Loops, count's split, breakeven's payload kind).
+type Knob struct {
+	// Key is the key string that turns the knob (Bubble Tea's
+	// KeyPressMsg.String(): "l", "L", "p").
+	Key string
+	// Name is what the knob sets ("loops", "split") and Unit its unit
+	// ("" when it is a choice, "Loops"); Step is what one press adds (+1,
+	// -1; a choice cycles forward on +1).
+	Name, Unit string
+	Step       int
+	// Help is the one line the help screen shows for the key.
+	Help string
+}
+
+// Knobber is a scenario with Knobs. Turn applies one press of the knob
+// bound to key (Knob.Step) and is a no-op for a key it has no knob for.
+type Knobber interface {
+	Knobs() []Knob
+	Turn(key string)
+}
+
+// AllKnobs lists the knobs of every registered scenario, sorted by key,
+// each key once (the first scenario in Names order that binds it).
+func AllKnobs() []Knob {
+	seen := map[string]bool{}
+	var out []Knob
+	for _, n := range Names() {
+		k, ok := registry[n].make(Config{}).(Knobber)
+		if !ok {
+			continue
+		}
+		for _, kn := range k.Knobs() {
+			if !seen[kn.Key] {
+				seen[kn.Key] = true
+				out = append(out, kn)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// turn applies the knob bound to key among ks through set(name, step);
+// it reports whether key is bound.
+func turn(ks []Knob, key string, set func(name string, step int)) bool {
+	for _, k := range ks {
+		if k.Key == key {
+			set(k.Name, k.Step)
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,166 @@
+package scenarios_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+	"go.uber.org/goleak"
+)
+
+// outsideLoad is a small closed-loop load generator of our own, as
+// autocannon is: conns connections, each sending the next GET to url when
+// the previous one has answered. It records every response's latency.
+type outsideLoad struct {
+	mu   sync.Mutex
+	lat  []time.Duration
+	errs int
+	body map[string]int // bodies seen, for checking answers
+}
+
+func (o *outsideLoad) run(ctx context.Context, wg *sync.WaitGroup, client *http.Client, url string, conns int) {
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				t := time.Now()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						o.mu.Lock()
+						o.errs++
+						o.mu.Unlock()
+					}
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				d := time.Since(t)
+				o.mu.Lock()
+				o.lat = append(o.lat, d)
+				o.body[string(b)]++
+				o.mu.Unlock()
+			}
+		}()
+	}
+}
+
+// p99 of the latencies recorded, nearest rank.
+func (o *outsideLoad) p99() (time.Duration, int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.lat) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(o.lat)
+	slices.Sort(s)
+	return s[(len(s)*99+99)/100-1], len(s)
+}
+
+// listenSession starts server with its own load off on a free loopback
+// port given as --listen would, and returns the session and the address
+// it reports.
+func listenSession(t *testing.T, workers int) (*session.Session, string) {
+	t.Helper()
+	s, err := session.New(session.Config{Scenario: "server", Workers: workers, NoLoad: true,
+		Interval: 50 * time.Millisecond, Window: 30 * time.Second, // longer than any test here
+		Scenarios: scenarios.Config{Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := <-s.Samples()
+	r, ok := readout(snap, "listen_addr")
+	if !ok || r.Text == "" {
+		s.Close()
+		t.Fatalf("no listen_addr readout: %+v", r)
+	}
+	return s, r.Text
+}
+
+// TestServerNoLoadAnswersAnOutsideClient: with --no-load the scenario
+// sends nothing of its own (the run starts paused), an outside client gets
+// right answers on /ping, /fast and /slow at the address the JSON names,
+// and the pool counts its requests and adds up.
+func TestServerNoLoadAnswersAnOutsideClient(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, addr := listenSession(t, 1)
+	defer s.Close()
+	if !s.Snapshot().Paused {
+		t.Error("--no-load: the run is not paused")
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	for route, want := range map[string]string{"/ping": "ok", "/fast": "832040", "/slow": "24157817"} {
+		resp, err := client.Get("http://" + addr + route)
+		if err != nil {
+			t.Fatalf("GET %s: %v", route, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != want {
+			t.Errorf("GET %s = %q, want %q", route, b, want)
+		}
+	}
+	var snap session.Snapshot
+	deadline := time.After(10 * time.Second)
+	for snap.Completed < 2 {
+		select {
+		case snap = <-s.Samples(): // samples queue up: read until the requests show
+			if !snap.Balanced() {
+				t.Fatalf("counts do not add up: %+v", snap)
+			}
+		case <-deadline:
+			t.Fatalf("pool: completed %d, want 2 (/fast and /slow)", snap.Completed)
+		}
+	}
+	if snap.Submitted != 2 {
+		t.Errorf("pool: submitted %d, want 2", snap.Submitted)
+	}
+	for _, k := range []string{"served_ping_rps", "served_fast_rps", "served_slow_rps"} {
+		if r, _ := readout(snap, k); r.Value <= 0 {
+			t.Errorf("%s = %v after an outside request", k, r.Value)
+		}
+	}
+	for _, k := range []string{"fast_rps", "slow_rps"} {
+		if r, _ := readout(snap, k); r.Value != 0 {
+			t.Errorf("%s = %v: the scenario's own clients ran under --no-load", k, r.Value)
+		}
+	}
+}
+
+// TestIOListensWhereTold: io takes --listen too, names the address in
+// its readouts, and its endpoint answers an outside client there.
+func TestIOListensWhereTold(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, err := session.New(session.Config{Scenario: "io", Workers: 1, NoLoad: true,
+		Interval: 50 * time.Millisecond, Window: time.Second,
+		Scenarios: scenarios.Config{Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, _ := readout(<-s.Samples(), "listen_addr")
+	if !r.Str || r.Text == "" || r.Text == "127.0.0.1:0" {
+		t.Fatalf("listen_addr = %+v", r)
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("http://" + r.Text + "/call?n=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(b) != "7" {
+		t.Errorf("GET /call: %s %q", resp.Status, b)
+	}
+}

@@ -1,0 +1,153 @@
+//go:build shape
+
+package scenarios_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/shape"
+	"github.com/offtop/offtop/internal/sweep"
+)
+
+// TestShapeChunkifyCostsMoreThanTwiceTheCPU: 2 jobs on 4 workers split by
+// chunkify count 5 jobs, so the batch burns at least twice the CPU of an
+// even split of the same 2 jobs (2.5 times in the seed).
+func TestShapeChunkifyCostsMoreThanTwiceTheCPU(t *testing.T) {
+	shape.Judge(t)
+	snap := countBatch(t, 4, 0.5, scenarios.Config{CountSplit: scenarios.SplitChunkify, CountJobs: 2})
+	r, _ := readout(snap, "cpu_vs_even")
+	cpu, _ := readout(snap, "batch_cpu_ms")
+	even, _ := readout(snap, "even_cpu_ms")
+	t.Logf("chunkify: batch CPU %.1f ms, an even split's %.1f ms, ratio %.2f", cpu.Value, even.Value, r.Value)
+	if !r.Known || r.Value < 2 {
+		t.Errorf("CPU vs even split = %+v, want >= 2", r)
+	}
+}
+
+// TestShapeObjectsBlockTheLoopLongerThanTheSum is seed 000 section 5: at
+// 1,000,000 objects the Loop is blocked serialising them for the pool at
+// least 5 times as long as it takes to sum their prices in place (115
+// against 8 ms in the seed).
+func TestShapeObjectsBlockTheLoopLongerThanTheSum(t *testing.T) {
+	shape.Judge(t)
+	snap := objectsRounds(t, 1, 1)
+	b, _ := readout(snap, "objects_blocked_ms")
+	s, _ := readout(snap, "objects_inline_sum_ms")
+	rt, _ := readout(snap, "objects_round_trip_ms")
+	t.Logf("1M objects: blocked %.1f ms, round trip %.1f ms, inline sum %.1f ms (seed: 115, 350, 8)", b.Value, rt.Value, s.Value)
+	if !(b.Known && s.Known && b.Value >= 5*s.Value) {
+		t.Errorf("blocked %+v, inline sum %+v: want blocked >= 5 x sum", b, s)
+	}
+}
+
+// TestShapeOutsideClientAgreesWithTheProbe is issue 15's own load
+// generator: server at workers 0 with its own load off, driven from
+// outside (2 connections each on /slow and /fast, 1 on /ping, as the seed
+// drove autocannon): the client's /ping p99 and the Loop probe's p99 agree
+// within 15% (autocannon 469 ms against the probe's 457 ms measured by
+// hand).
+func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
+	shape.Judge(t)
+	s, addr := listenSession(t, 0)
+	defer s.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ping, other := &outsideLoad{body: map[string]int{}}, &outsideLoad{body: map[string]int{}}
+	other.run(ctx, &wg, client, "http://"+addr+"/slow", 2)
+	other.run(ctx, &wg, client, "http://"+addr+"/fast", 2)
+	time.Sleep(2 * time.Second) // warm up, then measure both from here
+	if err := s.Apply(session.Action{Kind: session.Reset}); err != nil {
+		t.Fatal(err)
+	}
+	ping.run(ctx, &wg, client, "http://"+addr+"/ping", 1)
+	time.Sleep(10 * time.Second)
+	snap := s.Snapshot()
+	cancel()
+	wg.Wait()
+	cp, n := ping.p99()
+	pp := snap.ProbeTotal.P99
+	t.Logf("/ping p99 from the client %v (%d pings), Loop probe p99 %v (corrected, %d samples)", cp, n, pp, snap.ProbeTotal.Count)
+	if n < 20 || pp <= 0 {
+		t.Fatalf("too little data: %d pings, probe %v", n, pp)
+	}
+	if r := float64(cp) / float64(pp); r < 0.85 || r > 1.15 {
+		t.Errorf("client /ping p99 %v vs probe p99 %v: ratio %.2f, want within 15%%", cp, pp, r)
+	}
+}
+
+// TestShapePoolBringsTheFirstJobBackSooner is seed 000 section 5: 64 jobs
+// at once on a pool sized to the cores against a goroutine per task: with
+// the queue the first job is back at most half as late (the seed: 0.7
+// against 3.2 s), as 64 goroutines sharing the cores all finish near the
+// end.
+func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
+	shape.Judge(t)
+	cores := runtime.GOMAXPROCS(0)
+	pool := burst(t, cores, 64, 0.5, false)
+	per := burst(t, cores, 64, 0.5, true)
+	pf, _ := readout(pool, "first_done_ms")
+	qf, _ := readout(per, "first_done_ms")
+	pm, _ := readout(pool, "median_done_ms")
+	qm, _ := readout(per, "median_done_ms")
+	pl, _ := readout(pool, "last_done_ms")
+	ql, _ := readout(per, "last_done_ms")
+	t.Logf("64 jobs, pool of %d: first %.0f ms, median %.0f, last %.0f, RSS %.1f MB; per-task: first %.0f, median %.0f, last %.0f, RSS %.1f MB",
+		cores, pf.Value, pm.Value, pl.Value, float64(pool.RSSBytes)/(1<<20), qf.Value, qm.Value, ql.Value, float64(per.RSSBytes)/(1<<20))
+	if !(pf.Known && qf.Known && pf.Value <= qf.Value/2) {
+		t.Errorf("first back: pool %+v, per-task %+v; want pool <= half", pf, qf)
+	}
+}
+
+// TestShapeLoopsAddCoresNotAFreeLoop is seed 001 on 2 CPUs: offtop sweep
+// --scenario server --loops 1,2 --workers 0,1. Two Loops without a pool
+// serve /fast at least 1.3 times as fast as one ("cluster adds cores"),
+// and their /ping p99 is still at least 10 times that of one Loop with a
+// worker ("worker_threads protects the loop").
+func TestShapeLoopsAddCoresNotAFreeLoop(t *testing.T) {
+	shape.Judge(t)
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{
+		Base:    session.Config{Scenario: "server"},
+		Workers: []int{0, 1}, Loops: []int{1, 2}, Duration: 6 * time.Second,
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	res.Write(&b)
+	t.Logf("\n%s", b.String())
+	rows := map[string]sweep.Row{}
+	for _, r := range res.Rows {
+		rows[r.Name] = r
+		if !r.Balanced {
+			t.Errorf("%s: counts did not add up", r.Name)
+		}
+	}
+	fig := func(name, key string) float64 {
+		if v := rows[name].Extra[key]; v != nil {
+			return *v
+		}
+		t.Fatalf("%s: no %s", name, key)
+		return 0
+	}
+	if p, c := fig("plain", "fast_rps"), fig("cluster", "fast_rps"); c < 1.3*p {
+		t.Errorf("/fast rps: cluster %.1f, plain %.1f; want cluster >= 1.3 x plain", c, p)
+	}
+	if c, w := fig("cluster", "ping_p99_ms"), fig("worker_threads", "ping_p99_ms"); c < 10*w {
+		t.Errorf("/ping p99: cluster %.1f ms, worker_threads %.2f ms; want cluster >= 10 x", c, w)
+	}
+}

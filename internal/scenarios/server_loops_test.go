@@ -1,0 +1,64 @@
+package scenarios_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/session"
+	"go.uber.org/goleak"
+)
+
+// waitReadout waits for a sample whose readout key satisfies ok, checking
+// the counts at every sample.
+func waitReadout(t *testing.T, s *session.Session, key string, ok func(scenarios.Readout) bool) session.Snapshot {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case snap := <-s.Samples():
+			if !snap.Balanced() {
+				t.Fatalf("counts do not add up at %v", snap.Elapsed)
+			}
+			if r, found := readout(snap, key); found && ok(r) {
+				return snap
+			}
+		case <-deadline:
+			t.Fatalf("%s never as wanted", key)
+		}
+	}
+}
+
+// TestServerLoopsChangeLive: --loops 2 starts two Loops, each probed and
+// serving; L and l add and remove one live; after Close no Loop's
+// goroutine is left.
+func TestServerLoopsChangeLive(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, err := session.New(session.Config{Scenario: "server", Workers: 0, Scale: 0.05,
+		Interval: 50 * time.Millisecond, Window: time.Second,
+		Scenarios: scenarios.Config{ServerLoops: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	snap := waitReadout(t, s, "loop1_p99_ms", func(r scenarios.Readout) bool { return r.Known })
+	if r, _ := readout(snap, "loops"); r.Value != 2 {
+		t.Errorf("loops = %v, want 2", r.Value)
+	}
+	waitReadout(t, s, "fast_rps", func(r scenarios.Readout) bool { return r.Value > 0 })
+	if err := s.Apply(session.Action{Kind: session.Turn, Key: "L"}); err != nil {
+		t.Fatal(err)
+	}
+	waitReadout(t, s, "loop2_p99_ms", func(r scenarios.Readout) bool { return r.Known })
+	for range 3 {
+		if err := s.Apply(session.Action{Kind: session.Turn, Key: "l"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap = waitReadout(t, s, "loops", func(r scenarios.Readout) bool { return r.Value == 1 })
+	if _, found := readout(snap, "loop1_p99_ms"); found {
+		t.Error("1 Loop: still a per-Loop readout")
+	}
+	// the one Loop left still answers
+	waitReadout(t, s, "answer_ok", func(r scenarios.Readout) bool { return r.Known && r.Value == 1 })
+}
