@@ -15,6 +15,8 @@ import (
 // sweepColumns defines every column of the sweep table (offtop sweep
 // --help).
 const sweepColumns = `columns (every figure the median of the runs, min-max after it when they differ):
+  name, Loops   with --loops or --per-task: the configuration as seed 001 names it
+                (plain, cluster, worker_threads, both; pool, per-task) and its Loops
   size          pool size; inline = 0 workers, the tasks run on the Loop;
                 R marks the recommended size (--fit)
   GOMAXPROCS    shown when rows differ in it: the Ps the runtime had

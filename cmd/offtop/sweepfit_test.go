@@ -187,7 +187,9 @@ func TestSweepHelpDefinesEveryColumn(t *testing.T) {
 			return sweep.Row{Workers: w, ThroughputPerS: 10, Balanced: true, ServiceMS: &one, Extra: map[string]*float64{},
 				Size: session.SizeJSON{Workers: w, GOMAXPROCS: g, HeldS: 5, ProbeP99MS: &one, HeadlineP99MS: &two}}
 		}
-		res := sweep.Result{Scenario: name, Repeat: 3, Columns: scenarios.SweepKeys(name), Rows: []sweep.Row{row(1, 1), row(2, 2)}}
+		named := row(2, 2)
+		named.Name, named.Loops = "both", 2
+		res := sweep.Result{Scenario: name, Repeat: 3, Columns: scenarios.SweepKeys(name), Rows: []sweep.Row{named, row(1, 1)}}
 		var b bytes.Buffer
 		if err := res.Write(&b); err != nil {
 			t.Fatal(err)
@@ -200,6 +202,8 @@ func TestSweepHelpDefinesEveryColumn(t *testing.T) {
 				h = "HEADLINE p99"
 			case slices.Contains(res.Columns, h):
 				h = "SCENARIO KEYS"
+			case h == "name" || h == "Loops":
+				h = "name, Loops"
 			}
 			if !defined(h) {
 				t.Errorf("%s: column %q is not defined in sweep --help", name, h)
