@@ -87,6 +87,13 @@ func (z *searcher) update(f func(st *Search)) {
 	f(&z.st)
 }
 
+// active reports whether a search is in progress (not stopped).
+func (z *searcher) active() bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.cancel != nil
+}
+
 // stop ends the search in progress, if any; canceled marks it so (a key,
 // Close) rather than finished. It does not wait for its goroutine.
 func (z *searcher) stop(canceled bool) {

@@ -99,3 +99,19 @@ func TestAnyActionCancelsTheSearch(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCanceledSearchPostsNothing: an action the search queued behind a
+// key that canceled it is dropped, so the key's size holds.
+func TestCanceledSearchPostsNothing(t *testing.T) {
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
+	if err := s.Apply(Action{Kind: SetWorkers, N: 5}); err != nil {
+		t.Fatal(err)
+	}
+	// No search runs: a search's action is dropped.
+	if err := s.Apply(Action{Kind: SetWorkers, N: 1, search: true}); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Snapshot().Workers; w != 5 {
+		t.Errorf("workers %d, want 5: a stale search action applied", w)
+	}
+}

@@ -421,6 +421,9 @@ func (s *Session) apply(a Action) error {
 	if !a.search && a.Kind != AutoSize {
 		s.search.stop(true) // any other action cancels the search
 	}
+	if a.search && !s.search.active() {
+		return nil // posted by a search just canceled: a key came first
+	}
 	s.mu.Lock()
 	scen, workers := s.scen, s.workers
 	s.mu.Unlock()
