@@ -6,6 +6,10 @@
 //   - BenchmarkDispatch: the cost of dispatching a trivial task (one
 //     submitter, each completion signals a WaitGroup, the clock stops when
 //     all b.N have run: dispatchN), at 1, 2 and 8 workers.
+//   - BenchmarkRoundTrip: the synchronous round trip, offtop's Do beside
+//     a bare channel and a reply channel.
+//   - BenchmarkSample (sample_test.go): what one sample's reads cost the
+//     engine, at workers 1..256 and windows 5s..5m.
 //   - BenchmarkProbeUnderLoad (probe_test.go): offtop's Loop-delay probe
 //     while each pool runs 1 ms CPU tasks at 2 workers.
 //
@@ -103,4 +107,61 @@ func BenchmarkDispatch(b *testing.B) {
 			dispatchN(b, &wg, func() error { p.Submit(task); return nil })
 		})
 	}
+}
+
+// BenchmarkRoundTrip is the synchronous round trip: GOMAXPROCS goroutines
+// each submit a trivial task and wait for its result, so every task finds
+// an idle worker (2 workers). offtop: pool.Do; chan: a bare unbuffered
+// channel to 2 worker goroutines and a reply channel per call.
+func BenchmarkRoundTrip(b *testing.B) {
+	b.Run("offtop-Do-2workers", func(b *testing.B) {
+		p, err := pool.New(pool.Options{Size: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		task := func() {}
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := p.Do(task); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("chan-2workers", func(b *testing.B) {
+		type req struct {
+			fn    func()
+			reply chan error
+		}
+		ch := make(chan req)
+		var workers sync.WaitGroup
+		for range 2 {
+			workers.Go(func() {
+				for r := range ch {
+					r.fn()
+					r.reply <- nil
+				}
+			})
+		}
+		task := func() {}
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				reply := make(chan error, 1)
+				ch <- req{task, reply}
+				if err := <-reply; err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.StopTimer()
+		close(ch)
+		workers.Wait()
+	})
 }

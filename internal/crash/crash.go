@@ -83,6 +83,12 @@ func Recover() {
 	}
 }
 
+// Handle hands v, a value the caller's deferred function has just
+// recovered, to the handler as Recover would: for code that recovers
+// itself and takes its panic handler as an option (pool.Options.PanicHandler).
+// With no handler set it panics again with v.
+func Handle(v any) { handle(v) }
+
 // Go runs fn on a new goroutine that recovers its panics into the handler.
 func Go(fn func()) {
 	go func() {

@@ -1,14 +1,16 @@
 // Package hist records latencies into HDR histograms over a sliding time
 // window and since the last reset, and reads them back with one percentile
-// convention. It wraps github.com/HdrHistogram/hdrhistogram-go once, so the
-// rest of offtop never sees hdr's 0..100 percentile API or its range rules.
+// convention. The buckets, percentiles and max are HdrHistogram's (the
+// layout of github.com/HdrHistogram/hdrhistogram-go for the range and
+// precision below; its tests read the same values through hdrhistogram-go
+// and require the same figures), kept in plain arrays so that recording is
+// a few increments and the window slides without merging: the rest of
+// offtop never sees hdr's 0..100 percentile API or its range rules.
 package hist
 
 import (
 	"sync"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Range and precision of every Recorder. Values are nanoseconds.
@@ -37,25 +39,8 @@ type Summary struct {
 	Clamped int64
 }
 
-// Summarize reads h. h is not modified.
-func Summarize(h *hdr.Histogram) Summary {
-	n := h.TotalCount()
-	if n == 0 {
-		return Summary{}
-	}
-	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
-	return Summary{
-		P50:   time.Duration(v[0]),
-		P90:   time.Duration(v[1]),
-		P99:   time.Duration(v[2]),
-		P999:  time.Duration(v[3]),
-		Max:   time.Duration(h.Max()),
-		Count: n,
-	}
-}
-
-// NewHistogram returns an empty histogram with the package's range.
-func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, SigFigs) }
+// durationOf is a value in ns as a Duration.
+func durationOf(ns int64) time.Duration { return time.Duration(ns) }
 
 // Recorder keeps a sliding window and a since-reset histogram of the same
 // values. It is safe for concurrent use; mu guards everything below it.
@@ -64,16 +49,27 @@ func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, SigFigs) }
 // current is a pure function of the clock (now / slot length), so nobody has
 // to call a rotate method on a timer: a read or write first advances the
 // window to now.
+//
+// What it costs: a value is counted in its slot, in the window's running
+// sum and in the since-reset histogram (three increments of a dense
+// array: a few ns). When the window moves past a slot, the slot's counts
+// are taken off the sum (in proportion to the buckets it used). A read
+// scans the buckets in use of the sum (or of the total) once, and only
+// when something changed since the last read of the same thing; otherwise
+// it returns the kept Summary. Nothing grows with the number of slots or
+// with the window's span.
 type Recorder struct {
-	now      func() time.Time
-	slot     time.Duration
-	mu       sync.Mutex
-	w        *hdr.WindowedHistogram
-	slots    int
-	epoch    int64 // index of the slot w.Current stands for
-	total    *hdr.Histogram
-	clampedW []int64 // clamped count per slot, parallel to the window
-	clamped  int64   // since reset
+	now              func() time.Time
+	slot             time.Duration
+	mu               sync.Mutex
+	slots            []counts // ring: slots[epoch%len] is current
+	epoch            int64    // index of the slot the current one stands for
+	win              counts   // the sum of slots
+	total            counts
+	winSum, totalSum Summary // the last reads, valid while winOK, totalOK
+	winOK, totalOK   bool
+	clampedW         []int64 // clamped count per slot, parallel to slots
+	clamped          int64   // since reset
 }
 
 // DefaultSlots is the number of sub-histograms a window is made of: the
@@ -92,9 +88,7 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	r := &Recorder{
 		now:      now,
 		slot:     window / DefaultSlots,
-		slots:    DefaultSlots,
-		w:        hdr.NewWindowed(DefaultSlots, Lowest, Highest, SigFigs),
-		total:    NewHistogram(),
+		slots:    make([]counts, DefaultSlots),
 		clampedW: make([]int64, DefaultSlots),
 	}
 	if r.slot <= 0 {
@@ -105,19 +99,27 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 }
 
 // advance rotates the window up to the current time. Callers hold mu.
-func (r *Recorder) advance() {
-	e := r.now().UnixNano() / int64(r.slot)
+func (r *Recorder) advance() { r.advanceTo(r.now()) }
+
+// advanceTo rotates the window up to now: each slot the clock has passed
+// leaves the window's sum and is emptied for reuse. A time before the
+// current slot changes nothing. Callers hold mu.
+func (r *Recorder) advanceTo(now time.Time) {
+	e := now.UnixNano() / int64(r.slot)
 	steps := e - r.epoch
 	if steps <= 0 {
 		return
 	}
-	if steps > int64(r.slots) {
-		steps = int64(r.slots)
-	}
-	for i := int64(0); i < steps; i++ {
-		r.w.Rotate()
+	steps = min(steps, int64(len(r.slots)))
+	for range steps {
 		r.epoch++
-		r.clampedW[r.epoch%int64(r.slots)] = 0
+		c := int(r.epoch % int64(len(r.slots)))
+		if r.slots[c].n > 0 {
+			r.win.sub(&r.slots[c])
+			r.slots[c].reset()
+			r.winOK = false
+		}
+		r.clampedW[c] = 0
 	}
 	r.epoch = e
 }
@@ -145,21 +147,60 @@ func (r *Recorder) Record(ns int64) {
 // RecordCorrectedValue, the coordinated-omission correction of Gil Tene's
 // HdrHistogram. With interval <= 0 it is Record.
 func (r *Recorder) RecordCorrected(ns, interval int64) {
-	v, over := clamp(ns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
+	r.recordLocked(ns, interval)
+}
+
+// Sample is one value (ns) and when it was taken, on the Recorder's clock
+// (the now given to NewRecorder).
+type Sample struct {
+	NS int64
+	At time.Time
+}
+
+// RecordAt records the values of s as Record would have at their At: each
+// goes into the slot of its time (the window slides to the latest At), or,
+// if that slot has left the window, into the since-reset histogram only. A
+// caller that reads the clock anyway saves the Recorder its own read, and a
+// caller that buffers values (the pool, per worker) records a batch under
+// one lock without moving them in time.
+func (r *Recorder) RecordAt(s ...Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range s {
+		e := x.At.UnixNano() / int64(r.slot)
+		if e > r.epoch {
+			r.advanceTo(x.At)
+		}
+		r.recordSlot(x.NS, 0, r.epoch-e)
+	}
+}
+
+// recordLocked records into the current slot and the total. Callers hold
+// mu and have advanced the window.
+func (r *Recorder) recordLocked(ns, interval int64) { r.recordSlot(ns, interval, 0) }
+
+// recordSlot records into the slot back slots before the current one (none
+// if that is out of the window or back < 0), the window's sum and the
+// total. Callers hold mu.
+func (r *Recorder) recordSlot(ns, interval, back int64) {
+	v, over := clamp(ns)
+	r.winOK, r.totalOK = false, false
 	if over {
 		r.clamped++
-		r.clampedW[r.epoch%int64(r.slots)]++
 	}
-	if interval > 0 {
-		_ = r.w.Current.RecordCorrectedValue(v, interval)
-		_ = r.total.RecordCorrectedValue(v, interval)
+	r.total.addCorrected(v, interval)
+	if back < 0 || back >= int64(len(r.slots)) {
 		return
 	}
-	_ = r.w.Current.RecordValue(v)
-	_ = r.total.RecordValue(v)
+	c := int((r.epoch - back) % int64(len(r.slots)))
+	if over {
+		r.clampedW[c]++
+	}
+	r.slots[c].addCorrected(v, interval)
+	r.win.addCorrected(v, interval)
 }
 
 // Window summarizes the values recorded in the sliding window.
@@ -167,10 +208,14 @@ func (r *Recorder) Window() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
-	s := Summarize(r.w.Merge())
-	for _, c := range r.clampedW {
-		s.Clamped += c
+	if r.winOK {
+		return r.winSum
 	}
+	s := r.win.summary()
+	for _, n := range r.clampedW {
+		s.Clamped += n
+	}
+	r.winSum, r.winOK = s, true
 	return s
 }
 
@@ -178,8 +223,12 @@ func (r *Recorder) Window() Summary {
 func (r *Recorder) Total() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Summarize(r.total)
+	if r.totalOK {
+		return r.totalSum
+	}
+	s := r.total.summary()
 	s.Clamped = r.clamped
+	r.totalSum, r.totalOK = s, true
 	return s
 }
 
@@ -187,11 +236,13 @@ func (r *Recorder) Total() Summary {
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := 0; i < r.slots; i++ {
-		r.w.Rotate()
+	for i := range r.slots {
+		r.slots[i].reset()
 		r.clampedW[i] = 0
 	}
+	r.win.reset()
+	r.total.reset()
 	r.epoch = r.now().UnixNano() / int64(r.slot)
-	r.total.Reset()
 	r.clamped = 0
+	r.winOK, r.totalOK = false, false
 }

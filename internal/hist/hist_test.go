@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 type fakeClock struct{ t time.Time }
@@ -132,6 +134,138 @@ func FuzzRecorder(f *testing.F) {
 		}
 		if again := r.Total(); again != tot {
 			t.Fatalf("total changed as the clock moved: %+v -> %+v", tot, again)
+		}
+	})
+}
+
+// TestReadsAsDenseHdr pins the sparse form against hdr's dense histogram:
+// for values spread over the whole range, recorded across slots and read
+// between records (so the kept summaries and the sum of the older slots
+// are exercised), every read equals hdr.Histogram's own percentiles and max
+// of the same values.
+func TestReadsAsDenseHdr(t *testing.T) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(time.Second, c.now)
+	dense := hdr.New(Lowest, Highest, SigFigs)
+	var win []int64
+	x := uint64(12345)
+	for i := range 3000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		v := int64(x>>1) % (int64(time.Second) << (i % 7)) // 0 .. 64 s
+		r.Record(v)
+		_ = dense.RecordValue(v)
+		win = append(win, v)
+		if i%97 == 0 {
+			want := denseSummary(dense)
+			if got := r.Total(); got != want {
+				t.Fatalf("after %d values: total %+v, dense hdr %+v", i+1, got, want)
+			}
+		}
+		if i%250 == 249 {
+			c.add(100 * time.Millisecond) // one slot: 10 slots of 100ms
+		}
+	}
+	// The clock moved on after the last value: the window holds the 9
+	// slots before the current (empty) one, the last 2250 values.
+	wd := hdr.New(Lowest, Highest, SigFigs)
+	for _, v := range win[len(win)-2250:] {
+		_ = wd.RecordValue(v)
+	}
+	got := r.Window()
+	want := denseSummary(wd)
+	if got != want {
+		t.Fatalf("window %+v, dense hdr of the same values %+v", got, want)
+	}
+}
+
+func denseSummary(h *hdr.Histogram) Summary {
+	if h.TotalCount() == 0 {
+		return Summary{}
+	}
+	v := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9})
+	return Summary{P50: time.Duration(v[0]), P90: time.Duration(v[1]), P99: time.Duration(v[2]),
+		P999: time.Duration(v[3]), Max: time.Duration(h.Max()), Count: h.TotalCount()}
+}
+
+// BenchmarkRead is what one sample costs a Recorder fed like the Loop
+// probe (one value every 10ms, so 25 per 250ms sample): record 25 values,
+// read the window and the total. The cost must not grow with the window.
+func BenchmarkRead(b *testing.B) {
+	for _, window := range []time.Duration{5 * time.Second, 30 * time.Second, 5 * time.Minute} {
+		b.Run(window.String(), func(b *testing.B) {
+			c := &fakeClock{t: time.Unix(1000, 0)}
+			r := NewRecorder(window, c.now)
+			x := uint64(1)
+			b.ReportAllocs()
+			for b.Loop() {
+				for range 25 {
+					x = x*6364136223846793005 + 1442695040888963407
+					r.RecordCorrected(int64(50*time.Microsecond)+int64(x>>44), int64(10*time.Millisecond))
+					c.add(10 * time.Millisecond)
+				}
+				_ = r.Window()
+				_ = r.Total()
+			}
+		})
+	}
+}
+
+// TestRecordAtUsesTheGivenTime: RecordAt puts each value in the slot of
+// its own time: the window slides to the latest, a value older than the
+// window counts only since reset, and a batch read late lands where it
+// would have landed recorded at once.
+func TestRecordAtUsesTheGivenTime(t *testing.T) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(time.Second, c.now) // 10 slots of 100ms
+	t0 := c.t
+	r.RecordAt(Sample{int64(time.Millisecond), t0},
+		Sample{int64(2 * time.Millisecond), t0.Add(950 * time.Millisecond)})
+	c.add(1050 * time.Millisecond) // the first value's slot leaves the window
+	if w := r.Window(); w.Count != 1 || !near(w.Max, 2*time.Millisecond, 0.01) {
+		t.Fatalf("window %+v, want only the 2ms value", w)
+	}
+	r.RecordAt(Sample{int64(3 * time.Millisecond), t0.Add(-time.Hour)}) // older than the window
+	if w, tot := r.Window(), r.Total(); w.Count != 1 || tot.Count != 3 {
+		t.Fatalf("window %+v total %+v, want 1 and 3", w, tot)
+	}
+	r.RecordAt(Sample{int64(4 * time.Millisecond), t0.Add(980 * time.Millisecond)}) // late, same slot as the 2ms
+	c.add(950 * time.Millisecond)                                                   // 2000ms: the 950 and 980 slot (900..1000) has left
+	if w := r.Window(); w.Count != 0 {
+		t.Fatalf("window %+v, want empty: both values were in the 900ms slot", w)
+	}
+}
+
+// FuzzMatchesHdr: for any values and any correction interval, the
+// since-reset read and (under a frozen clock) the window read equal what
+// hdrhistogram-go's dense Histogram reads for the same recording, and the
+// top of every value's bucket is hdr's highest equivalent value.
+// go test -fuzz FuzzMatchesHdr ./internal/hist
+func FuzzMatchesHdr(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, int64(0))
+	f.Add([]byte("0123456789abcdef0123456789abcdef"), int64(10*time.Millisecond))
+	f.Fuzz(func(t *testing.T, b []byte, interval int64) {
+		// Bounded correction work: at most 10^4 values added per value.
+		if interval = interval % int64(time.Second); interval > 0 {
+			interval = max(interval, int64(time.Millisecond))
+		}
+		c := &fakeClock{t: time.Unix(1000, 0)}
+		r := NewRecorder(5*time.Second, c.now)
+		dense := hdr.New(Lowest, Highest, SigFigs)
+		for ; len(b) >= 8; b = b[8:] {
+			v := int64(binary.LittleEndian.Uint64(b)) % (10 * int64(time.Second))
+			v = max(v, 0)
+			r.RecordCorrected(v, interval)
+			_ = dense.RecordCorrectedValue(v, max(interval, 0))
+			if top := highest(index(v)); !dense.ValuesAreEquivalent(v, top) || (top < Highest && dense.ValuesAreEquivalent(v, top+1)) {
+				t.Fatalf("value %d: bucket top %d is not hdr's highest equivalent value", v, top)
+			}
+		}
+		want := denseSummary(dense)
+		if got := r.Total(); got != want {
+			t.Fatalf("total %+v, hdr %+v", got, want)
+		}
+		if got := r.Window(); got != want {
+			t.Fatalf("window %+v, hdr %+v", got, want)
 		}
 	})
 }

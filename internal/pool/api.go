@@ -65,8 +65,8 @@ func (e *PanicError) Unwrap() error {
 
 // Options configure a Pool. The zero value is usable: size 0, unbounded
 // queue, no inline executor (tasks at size 0 then wait for a worker),
-// time.Now, 5 s latency window, no task timeout, at most
-// DefaultMaxAbandoned goroutines abandoned.
+// a clock reading the monotonic clock, 5 s latency window, no task timeout,
+// at most DefaultMaxAbandoned goroutines abandoned, no panic handler.
 type Options struct {
 	// Size is the initial number of workers, 0..MaxSize.
 	Size int
@@ -80,7 +80,9 @@ type Options struct {
 	// synchronously (a task submitting at size 0 would deadlock). Running a
 	// wrapper twice, or after Close dropped its task, does nothing.
 	Inline func(fn func())
-	// Now is the clock for latency and busy accounting (time.Now when nil).
+	// Now is the clock for latency and busy accounting. nil: New's
+	// time.Now plus the monotonic time since (one clock read per call
+	// instead of time.Now's two; it does not follow wall-clock steps).
 	Now func() time.Time
 	// Window is the span of the sliding latency window (5 s when 0).
 	Window time.Duration
@@ -98,6 +100,16 @@ type Options struct {
 	// worker goroutines never exceed the size + MaxAbandoned (+ busy
 	// retirees, as after any shrink).
 	MaxAbandoned int
+	// PanicHandler is called, on the panicking goroutine, with the value of
+	// a panic the pool cannot hand to a task's done: one in a done callback
+	// (which must not panic), or a bug in the pool itself. The goroutine
+	// ends after it returns, so it should record or report and return
+	// (offtop passes its crash handler, which restores the terminal and
+	// stops the program). nil: such a panic is not recovered and crashes
+	// the program. A task's own panic never comes here: its done gets a
+	// *PanicError. (Options.PanicHandler plays the part of ants'
+	// WithPanicHandler.)
+	PanicHandler func(v any)
 }
 
 // WorkerStats is one worker's cumulative accounting. Fractions over an

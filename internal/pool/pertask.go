@@ -20,17 +20,15 @@ func (p *Pool) SetPerTask(on bool) { p.perTask.Store(on) }
 // PerTask reports whether per-task mode is on.
 func (p *Pool) PerTask() bool { return p.perTask.Load() }
 
-// submitPerTask counts t and starts its goroutine.
-func (p *Pool) submitPerTask(t *task) error {
-	p.mu.Lock()
+// submitPerTaskLocked counts t and starts its goroutine. Callers hold mu;
+// it unlocks it.
+func (p *Pool) submitPerTaskLocked(t *task) error {
 	if p.closed {
+		p.freeLocked(t)
 		p.mu.Unlock()
 		return ErrClosed
 	}
-	p.submitted++
-	p.queued++
-	t.state = stPending
-	p.pending.pushBack(t)
+	p.pendLocked(t)
 	p.mu.Unlock()
 	go p.runInline(t)
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/cpuclock"
 	"go.uber.org/goleak"
 )
 
@@ -445,6 +446,17 @@ func TestUtilizationInjectedClock(t *testing.T) {
 	if err := recv(t, "done", done); err != nil {
 		t.Fatal(err)
 	}
+	// done runs before the worker ends its run (it looks for a next task
+	// first): wait for the run's end, or the idle interval below would
+	// count it.
+	waitUntil(t, "slot 0's run ended", func() bool {
+		p.mu.Lock()
+		acct := p.slots[0].runAcct
+		p.mu.Unlock()
+		acct.mu.Lock()
+		defer acct.mu.Unlock()
+		return !acct.inRun
+	})
 	cur := p.Stats()
 	checkFractions(t, prev, cur)
 	if cur.Workers[0].Busy != 750*time.Millisecond {
@@ -458,7 +470,7 @@ func TestUtilizationInjectedClock(t *testing.T) {
 		t.Fatalf("idle pool: busy %v, want 0", busy)
 	}
 	checkFractions(t, prev, cur)
-	if onCPUKnown && onCPU == nil {
+	if cpuclock.Known && onCPU == nil {
 		t.Fatal("onCPU nil on an OS with thread clocks")
 	}
 	if s := cur.TotalAll; s.Count != 1 || s.Max < 740*time.Millisecond {
@@ -708,7 +720,7 @@ func itoa(n int) string {
 // 9. The on-CPU time of a spinning task shows in Stats before it ends: the
 // per-thread clock id read from outside the thread works.
 func TestOnCPUInProgress(t *testing.T) {
-	if !onCPUKnown {
+	if !cpuclock.Known {
 		t.Skip("no thread CPU clock on this OS")
 	}
 	p := newPool(t, Options{Size: 1})
@@ -741,7 +753,7 @@ func TestOnCPUInProgress(t *testing.T) {
 
 // A blocked task is busy but not on CPU.
 func TestOnCPUBlockedTask(t *testing.T) {
-	if !onCPUKnown {
+	if !cpuclock.Known {
 		t.Skip("no thread CPU clock on this OS")
 	}
 	p := newPool(t, Options{Size: 1})
@@ -756,34 +768,6 @@ func TestOnCPUBlockedTask(t *testing.T) {
 	recv(t, "done", done)
 	if w.OnCPU > w.Busy/2 {
 		t.Fatalf("blocked task on CPU %v of busy %v", w.OnCPU, w.Busy)
-	}
-}
-
-// The clock id trick reads the same clock as CLOCK_THREAD_CPUTIME_ID.
-func TestThreadClockMatchesSelf(t *testing.T) {
-	if !onCPUKnown {
-		t.Skip("no thread CPU clock on this OS")
-	}
-	var th threadLock
-	th.acquire()
-	defer th.release()
-	cpu0, ok0 := selfCPU()
-	for i := 0; i < 1e6; i++ { // burn a little CPU
-		_ = i * i
-	}
-	a, ok1 := selfCPU()
-	b, ok2 := threadCPU(th.tid)
-	c, ok3 := selfCPU()
-	if !ok0 || !ok1 || !ok2 || !ok3 {
-		t.Fatal("clock read failed")
-	}
-	if !(a <= b && b <= c) || b <= cpu0 {
-		t.Fatalf("self %v, by tid %v, self %v, start %v: not in order", a, b, c, cpu0)
-	}
-	// The kernel refuses thread clocks of other processes (and of ids that
-	// are no thread at all): a stale tid can never read a stranger.
-	if _, ok := threadCPU(1); ok {
-		t.Fatal("read the CPU clock of pid 1 from this process")
 	}
 }
 
@@ -1062,5 +1046,118 @@ func TestRestartedSlotCountsFromZero(t *testing.T) {
 	}
 	if busy, _ := Utilization(prev, cur); busy[0] != 0 {
 		t.Fatalf("busy %v", busy)
+	}
+}
+
+// TestSubmitAndDoAllocateNothing pins the dispatch path's zero allocations
+// per task (a recycled task, Do's reply channel from a free list, latencies
+// kept per worker). A GC in the middle empties the free lists, hence an
+// average under 0.1 rather than exactly 0.
+func TestSubmitAndDoAllocateNothing(t *testing.T) {
+	p, err := New(Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	task := func() {}
+	if a := testing.AllocsPerRun(2000, func() {
+		if err := p.Do(task); err != nil {
+			t.Fatal(err)
+		}
+	}); a >= 0.1 {
+		t.Errorf("Do: %.2f allocs per task, want 0", a)
+	}
+	done := make(chan struct{}, 1)
+	signal := func(error) { done <- struct{}{} }
+	if a := testing.AllocsPerRun(2000, func() {
+		if err := p.Submit(task, signal); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}); a >= 0.1 {
+		t.Errorf("Submit: %.2f allocs per task, want 0", a)
+	}
+	// A submitter running ahead of a blocked worker: the queue grows, new
+	// tasks come a slab at a time (and the queue's buffer doubles).
+	release := make(chan struct{})
+	if err := p.Resize(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Submit(func() { <-release }, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	if a := testing.AllocsPerRun(5000, func() {
+		if err := p.Submit(task, nil); err != nil {
+			t.Fatal(err)
+		}
+	}); a >= 0.1 {
+		t.Errorf("Submit with a growing queue: %.3f allocs per task, want about 1/%d", a, taskSlab)
+	}
+}
+
+// TestOnCPUMatchesTheThreadClock: a task burns a known amount of CPU time
+// (200ms of its own thread clock, however long that takes in wall time on
+// a busy machine) on the only worker; the worker's OnCPU, read by Stats
+// while the task burns and after it, agrees with the task's own reading of
+// its thread clock: mid-run no more than the final figure, and at the end
+// within 5% above it (the run also holds the pool's bookkeeping) and never
+// below it.
+func TestOnCPUMatchesTheThreadClock(t *testing.T) {
+	if !cpuclock.Known {
+		t.Skip("no thread CPU clock on this OS")
+	}
+	const burn = 200 * time.Millisecond
+	p := newPool(t, Options{Size: 1})
+	var burned atomic.Int64 // the task's own thread CPU time so far, ns
+	done := make(chan error, 1)
+	if err := p.Submit(func() {
+		c0, ok := cpuclock.Self()
+		if !ok {
+			panic("no thread clock")
+		}
+		for {
+			c, _ := cpuclock.Self()
+			burned.Store(int64(c - c0))
+			if c-c0 >= burn {
+				return
+			}
+			for i := 0; i < 20000; i++ { // ~tens of us of work between reads
+				sinkWork = sinkWork*31 + uint64(i)
+			}
+		}
+	}, func(err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the task has burned 50ms", func() bool { return burned.Load() > int64(50*time.Millisecond) })
+	mid := p.Stats().Workers[0]
+	recv(t, "done", done)
+	end := p.Stats().Workers[0]
+	own := time.Duration(burned.Load())
+	if !mid.OnCPUKnown || !end.OnCPUKnown {
+		t.Fatalf("on-CPU unknown: mid %+v end %+v", mid, end)
+	}
+	if mid.OnCPU <= 0 || mid.OnCPU > end.OnCPU {
+		t.Errorf("mid-run on-CPU %v, want in (0, %v]", mid.OnCPU, end.OnCPU)
+	}
+	if end.OnCPU < own || float64(end.OnCPU) > 1.05*float64(own) {
+		t.Errorf("worker on-CPU %v, task's own thread clock %v: want within +5%%", end.OnCPU, own)
+	}
+}
+
+var sinkWork uint64
+
+// TestPanicHandlerGetsADoneCallbacksPanic: a panic in a done callback is
+// not a task's (it cannot be handed to done): it goes to
+// Options.PanicHandler, not to the program-wide crash handler, and Close
+// (newPool's cleanup) still returns.
+func TestPanicHandlerGetsADoneCallbacksPanic(t *testing.T) {
+	got := make(chan any, 1)
+	p := newPool(t, Options{Size: 1, PanicHandler: func(v any) { got <- v }})
+	if err := p.Submit(func() {}, func(error) { panic("done callback bug") }); err != nil {
+		t.Fatal(err)
+	}
+	if v := recv(t, "the handler's value", got); v != "done callback bug" {
+		t.Fatalf("handler got %v", v)
 	}
 }

@@ -1,12 +1,14 @@
 package probe
 
 import (
-	guard "github.com/offtop/offtop/internal/crash"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	guard "github.com/offtop/offtop/internal/crash"
+
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/pace"
 )
 
 // Defaults offered to callers of StartLagProbe and StartSchedProbe; the
@@ -41,6 +43,7 @@ const (
 type LagProbe struct {
 	post     func(fn func()) // nil: run samples on the probe goroutine
 	res      time.Duration
+	pace     pace.Every // sample k is due at t0 + pace.Due(k)
 	t0       time.Time
 	wait     waitMode
 	fd       *timerFD // nil unless wait is waitFD; closed by Stop
@@ -101,6 +104,7 @@ func startLagProbe(post func(fn func()), resolution, window time.Duration, wait 
 	p := &LagProbe{
 		post: post,
 		res:  resolution,
+		pace: pace.Every{Period: resolution},
 		wait: wait,
 		raw:  hist.NewRecorder(window, nil),
 		corr: hist.NewRecorder(window, nil),
@@ -137,7 +141,7 @@ func (p *LagProbe) run() {
 	defer close(p.done)
 	w := waitState{fd: p.fd}
 	k := int64(1)
-	due := p.t0.Add(p.res)
+	due := p.t0.Add(p.pace.Due(k))
 	for {
 		if !p.sleepUntil(due, &w) {
 			return
@@ -162,7 +166,8 @@ func (p *LagProbe) run() {
 			(*f)(time.Duration(late))
 		}
 		var missed int64
-		k, due, missed = nextDue(p.t0, p.res, k, ran)
+		k, missed = p.pace.Next(ran.Sub(p.t0), k)
+		due = p.t0.Add(p.pace.Due(k))
 		if missed > 0 {
 			p.missed.Add(missed)
 		}
@@ -210,20 +215,6 @@ func (p *LagProbe) sleepUntil(due time.Time, w *waitState) bool {
 			}
 		}
 	}
-}
-
-// nextDue returns the sample to schedule after sample prevK ran at ran: the
-// first k with t0 + k*res strictly after ran (and at least prevK+1), its due
-// time, and how many due times after prevK were skipped. It is a pure
-// function of its arguments. res must be > 0.
-func nextDue(t0 time.Time, res time.Duration, prevK int64, ran time.Time) (k int64, due time.Time, missed int64) {
-	if el := ran.Sub(t0); el >= 0 {
-		k = int64(el/res) + 1
-	}
-	if k <= prevK {
-		k = prevK + 1
-	}
-	return k, t0.Add(time.Duration(k) * res), k - prevK - 1
 }
 
 // Observe hands every sample's lateness from now on to fn (nil: none), on

@@ -1,10 +1,11 @@
 package probe
 
 import (
-	guard "github.com/offtop/offtop/internal/crash"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	guard "github.com/offtop/offtop/internal/crash"
 )
 
 // Loop is one goroutine that runs posted callbacks one at a time, in the

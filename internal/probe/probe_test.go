@@ -165,47 +165,6 @@ func TestLoopCompactsLongQueue(t *testing.T) {
 	}
 }
 
-// --- Scheduling arithmetic ---
-
-func TestNextDue(t *testing.T) {
-	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	const res = 10 * time.Millisecond
-	ms := func(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Millisecond))) }
-	tests := []struct {
-		name       string
-		prevK      int64
-		ran        time.Time
-		wantK      int64
-		wantMissed int64
-	}{
-		{"on time", 1, ms(10), 2, 0},
-		{"a little late", 1, ms(10.3), 2, 0},
-		{"just before the next due time", 1, ms(19.999), 2, 0},
-		{"exactly on the next due time: strictly after", 1, ms(20), 3, 1},
-		{"one due time skipped", 1, ms(25), 3, 1},
-		{"100ms stall", 5, ms(151), 16, 10},
-		{"1s stall", 1, ms(1010), 102, 100},
-		{"ran before its due time (clock step)", 7, ms(10), 8, 0},
-		{"ran before t0", 1, t0.Add(-time.Second), 2, 0},
-		{"first sample", 0, ms(0.2), 1, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			k, due, missed := nextDue(t0, res, tc.prevK, tc.ran)
-			if k != tc.wantK || missed != tc.wantMissed {
-				t.Fatalf("nextDue(prevK %d, ran %v) = k %d, missed %d; want k %d, missed %d",
-					tc.prevK, tc.ran.Sub(t0), k, missed, tc.wantK, tc.wantMissed)
-			}
-			if want := t0.Add(time.Duration(tc.wantK) * res); !due.Equal(want) {
-				t.Fatalf("due = %v, want %v", due.Sub(t0), want.Sub(t0))
-			}
-			if !due.After(tc.ran) {
-				t.Fatalf("due %v not after ran %v", due.Sub(t0), tc.ran.Sub(t0))
-			}
-		})
-	}
-}
-
 // --- Lateness probe ---
 
 func TestLagProbeEmptyReportsCountZero(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offtop/offtop/internal/pace"
 	"github.com/offtop/offtop/internal/pool"
 )
 
@@ -73,12 +74,10 @@ func pickKind(u, panicPct, hangPct float64) crashKind {
 }
 
 // dueTasks is how many tasks of an open-loop stream at rate per second are
-// due by elapsed: a pure function of elapsed time.
+// due by elapsed: a pure function of elapsed time (pace.Rate, integer ns
+// as io's arrivals).
 func dueTasks(elapsed time.Duration, rate int) int64 {
-	if elapsed <= 0 || rate <= 0 {
-		return 0
-	}
-	return int64(elapsed.Seconds() * float64(rate))
+	return pace.Rate{PerSecond: rate}.Count(elapsed)
 }
 
 // stepShare moves pct to the next share in crashShares above (delta > 0)

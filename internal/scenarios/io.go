@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/pace"
 )
 
 func init() {
@@ -185,18 +186,12 @@ func (s *ioScenario) handleCall(w http.ResponseWriter, r *http.Request) {
 // arrivalsDue is how many arrivals are due elapsed after t0 at rate per
 // second: arrival k (k = 1, 2, ...) is due at ioDueAt(k, rate).
 func arrivalsDue(elapsed time.Duration, rate int) int64 {
-	if elapsed <= 0 || rate <= 0 {
-		return 0
-	}
-	return int64(elapsed) * int64(rate) / int64(time.Second)
+	return pace.Rate{PerSecond: rate}.Count(elapsed)
 }
 
 // ioDueAt is when arrival k is due after t0: k/rate seconds, rounded up to
 // the ns so that arrivalsDue(ioDueAt(k, rate), rate) >= k.
-func ioDueAt(k int64, rate int) time.Duration {
-	r := int64(rate)
-	return time.Duration((k*int64(time.Second) + r - 1) / r)
-}
+func ioDueAt(k int64, rate int) time.Duration { return pace.Rate{PerSecond: rate}.Due(k) }
 
 // generate submits arrivals at the current rate until Stop. Pacing is a
 // pure function of the time since t0 (arrivalsDue): arrivals due while the

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"sync"
 	"time"
+
+	"github.com/offtop/offtop/internal/pace"
 )
 
 // cpuMeter averages measured CPU time per task. Safe for concurrent use;
@@ -58,6 +60,6 @@ func everyTick(period time.Duration, stop <-chan struct{}, fn func()) {
 // nextTick returns the index of the first tick strictly after elapsed,
 // and at least k+1.
 func nextTick(elapsed, period time.Duration, k int64) int64 {
-	n := int64(elapsed/period) + 1
-	return max(n, k+1)
+	next, _ := pace.Every{Period: period}.Next(elapsed, k)
+	return next
 }

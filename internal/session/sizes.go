@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
 )
@@ -75,8 +73,8 @@ type sizeKey struct {
 type sizeAcc struct {
 	key       sizeKey
 	held      time.Duration // closed stretches
-	probe     *hdr.Histogram
-	headline  *hdr.Histogram
+	probe     *hist.Exact
+	headline  *hist.Exact
 	completed int64
 	cpu       time.Duration
 	cpuOK     bool
@@ -144,7 +142,7 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 	z.close(cur, now, done, cpu, cpuOK)
 	acc := z.rows[k]
 	if acc == nil {
-		acc = &sizeAcc{key: k, probe: hist.NewHistogram(), headline: hist.NewHistogram(), cpuOK: true}
+		acc = &sizeAcc{key: k, probe: hist.NewExact(), headline: hist.NewExact(), cpuOK: true}
 		z.rows[k] = acc
 		z.order = append(z.order, acc)
 	}
@@ -238,8 +236,7 @@ func (z *sizes) observeProbe(late time.Duration) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if acc := z.file(now.Add(-late)); acc != nil {
-		v, _ := clampNS(int64(late))
-		_ = acc.probe.RecordCorrectedValue(v, int64(z.res))
+		acc.probe.RecordCorrected(int64(late), int64(z.res))
 	}
 }
 
@@ -250,14 +247,8 @@ func (z *sizes) observeHeadline(d time.Duration) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if acc := z.file(now.Add(-d)); acc != nil {
-		v, _ := clampNS(int64(d))
-		_ = acc.headline.RecordValue(v)
+		acc.headline.Record(int64(d))
 	}
-}
-
-// clampNS limits v to the histograms' range (hist.Highest).
-func clampNS(v int64) (int64, bool) {
-	return min(max(v, 0), hist.Highest), v > hist.Highest
 }
 
 // withGOMAXPROCS returns the key in force with GOMAXPROCS g, and whether
@@ -306,7 +297,7 @@ func (z *sizes) snapshot() []SizeRow {
 		r := SizeRow{
 			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs,
 			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
-			Probe: hist.Summarize(a.probe), Headline: hist.Summarize(a.headline), HeadlineName: spec.Name,
+			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
 		}
 		if cur != nil && cur.acc == a {

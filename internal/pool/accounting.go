@@ -1,0 +1,234 @@
+package pool
+
+import (
+	"sync"
+	"time"
+
+	"github.com/offtop/offtop/internal/cpuclock"
+	"github.com/offtop/offtop/internal/hist"
+)
+
+// runAcct is a slot life's busy and on-CPU accounting. A run is a stretch
+// of back-to-back tasks: from the start of a task taken while idle to the
+// moment the worker finds no next task (or exits). mu guards the fields, so
+// that Stats never reads the CPU clock of a thread the run has left.
+type runAcct struct {
+	mu       sync.Mutex
+	inRun    bool
+	run      uint64        // number of the run in progress (or last begun)
+	runStart int64         // start of the run in progress (Pool.clock)
+	tid      int           // its OS thread (0: not known)
+	cpu0     time.Duration // that thread's CPU clock at run start
+	cpu0OK   bool          // cpu0 was read
+	busy     time.Duration // wall time of finished runs
+	onCPU    time.Duration // thread CPU time of finished runs
+	cpuOK    bool          // every thread clock read at run end succeeded
+
+	lat latBuf // the slot's task latencies not yet recorded
+}
+
+// record adds one finished task to the latency recorders.
+// start and end are Pool.clock readings.
+func (p *Pool) record(t *task, start, end int64) {
+	at := p.at(end)
+	p.wait.RecordAt(hist.Sample{NS: start - t.submitted, At: at})
+	p.run.RecordAt(hist.Sample{NS: end - start, At: at})
+	p.total.RecordAt(hist.Sample{NS: end - t.submitted, At: at})
+}
+
+// at is the time of a Pool.clock reading.
+func (p *Pool) at(ns int64) time.Time { return p.epoch.Add(time.Duration(ns)) }
+
+// latBatch is how many tasks' latencies a worker keeps before it records
+// them into the pool's recorders itself; Stats records what is kept first.
+const latBatch = 32
+
+// latBuf is a slot's latencies not yet recorded: the worker appends under
+// its own lock (never contended but by Stats), instead of taking the three
+// shared recorders' locks per task. Each value keeps its time, so the
+// window sees it where it would have been (hist.Recorder.RecordAt).
+type latBuf struct {
+	mu               sync.Mutex
+	n                int
+	wait, run, total [latBatch]hist.Sample
+}
+
+// add keeps t's latencies, recording the batch first when it is full.
+func (b *latBuf) add(p *Pool, t *task, start, end int64) {
+	b.mu.Lock()
+	if b.n == latBatch {
+		b.flushLocked(p)
+	}
+	at := p.at(end)
+	b.wait[b.n] = hist.Sample{NS: start - t.submitted, At: at}
+	b.run[b.n] = hist.Sample{NS: end - start, At: at}
+	b.total[b.n] = hist.Sample{NS: end - t.submitted, At: at}
+	b.n++
+	b.mu.Unlock()
+}
+
+// flush records what b keeps into p's recorders.
+func (b *latBuf) flush(p *Pool) {
+	b.mu.Lock()
+	b.flushLocked(p)
+	b.mu.Unlock()
+}
+
+func (b *latBuf) flushLocked(p *Pool) {
+	if b.n == 0 {
+		return
+	}
+	p.wait.RecordAt(b.wait[:b.n]...)
+	p.run.RecordAt(b.run[:b.n]...)
+	p.total.RecordAt(b.total[:b.n]...)
+	b.n = 0
+}
+
+// discard drops what b keeps (ResetLatency).
+func (b *latBuf) discard() {
+	b.mu.Lock()
+	b.n = 0
+	b.mu.Unlock()
+}
+
+// ResetLatency empties the latency recorders (window and since-reset).
+// Counts and busy times are not reset.
+func (p *Pool) ResetLatency() {
+	for _, w := range p.liveWorkers() {
+		w.lat.discard()
+	}
+	p.wait.Reset()
+	p.run.Reset()
+	p.total.Reset()
+}
+
+// beginRun starts a run on the calling worker goroutine: it locks the
+// goroutine to its OS thread and reads the thread's id and CPU clock.
+func (w *runAcct) beginRun(start int64, th *threadLock) {
+	th.acquire()
+	cpu, ok := cpuclock.Self()
+	w.mu.Lock()
+	w.run++
+	th.run = w.run
+	w.inRun, w.runStart, w.tid, w.cpu0, w.cpu0OK = true, start, th.tid, cpu, ok
+	w.mu.Unlock()
+}
+
+// endRun ends the run the calling goroutine began with beginRun, adds its
+// wall and CPU time, and unlocks the thread. After it Stats no longer reads
+// that thread. When detach already ended that run (the goroutine was
+// abandoned), it only unlocks the thread.
+func (w *runAcct) endRun(end int64, th *threadLock) {
+	cpu, ok := cpuclock.Self()
+	w.mu.Lock()
+	if w.inRun && w.run == th.run {
+		if d := time.Duration(end - w.runStart); d > 0 {
+			w.busy += d
+		}
+		if ok && w.cpu0OK {
+			if d := cpu - w.cpu0; d > 0 {
+				w.onCPU += d
+			}
+		} else {
+			w.cpuOK = false
+		}
+		w.inRun, w.tid = false, 0
+	}
+	w.mu.Unlock()
+	th.release()
+}
+
+// detach ends the run in progress, if any, from another goroutine as of
+// end: expire calls it for an abandoned goroutine, before the slot's
+// replacement starts, so the slot counts the abandoned task up to its
+// timeout and no further. The thread's CPU clock is read from outside, as
+// read does.
+func (w *runAcct) detach(end int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.inRun {
+		return
+	}
+	if d := time.Duration(end - w.runStart); d > 0 {
+		w.busy += d
+	}
+	cpuOK := false
+	if w.tid != 0 && w.cpu0OK {
+		if cpu, ok := cpuclock.Thread(w.tid); ok {
+			cpuOK = true
+			if d := cpu - w.cpu0; d > 0 {
+				w.onCPU += d
+			}
+		}
+	}
+	if !cpuOK {
+		w.cpuOK = false
+	}
+	w.inRun, w.tid = false, 0
+}
+
+// read fills the accounting fields of ws as of at, the run in progress
+// included. While w.mu is held with inRun set the worker cannot leave its
+// thread (endRun needs w.mu first), so reading that thread's CPU clock from
+// here is safe.
+func (w *runAcct) read(at int64, ws *WorkerStats) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ws.Busy, ws.OnCPU, ws.OnCPUKnown = w.busy, w.onCPU, w.cpuOK
+	if !w.inRun {
+		return
+	}
+	if d := time.Duration(at - w.runStart); d > 0 {
+		ws.Busy += d
+	}
+	if w.tid != 0 && w.cpu0OK {
+		if cpu, ok := cpuclock.Thread(w.tid); ok {
+			if d := cpu - w.cpu0; d > 0 {
+				ws.OnCPU += d
+			}
+		}
+	}
+}
+
+// utilization implements Utilization.
+func utilization(prev, cur Stats) (busy, onCPU []float64) {
+	busy = make([]float64, len(cur.Workers))
+	known := len(cur.Workers) > 0
+	for _, w := range cur.Workers {
+		known = known && w.OnCPUKnown
+	}
+	if known {
+		onCPU = make([]float64, len(cur.Workers))
+	}
+	dt := cur.At.Sub(prev.At)
+	if dt <= 0 {
+		return busy, onCPU
+	}
+	j := 0 // prev.Workers is sorted by slot, like cur.Workers
+	for i, w := range cur.Workers {
+		for j < len(prev.Workers) && prev.Workers[j].Slot < w.Slot {
+			j++
+		}
+		var pb, pc time.Duration
+		if j < len(prev.Workers) && prev.Workers[j].Slot == w.Slot && prev.Workers[j].gen == w.gen {
+			pb, pc = prev.Workers[j].Busy, prev.Workers[j].OnCPU
+		}
+		busy[i] = fraction(w.Busy-pb, dt)
+		if known {
+			onCPU[i] = fraction(w.OnCPU-pc, dt)
+		}
+	}
+	return busy, onCPU
+}
+
+// fraction returns d/dt clamped to 0..1.
+func fraction(d, dt time.Duration) float64 {
+	f := float64(d) / float64(dt)
+	switch {
+	case f < 0 || f != f:
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}
