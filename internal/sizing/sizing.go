@@ -74,34 +74,27 @@ type Fit struct {
 	ServiceMS   *float64 `json:"service_ms,omitempty"`
 	LittleL     *float64 `json:"little_l,omitempty"`
 
+	// usl is the model while Recommend picks (not in JSON: a decoded Fit
+	// has the figures above only).
 	usl *fit.USL
-}
-
-// USL is the fitted model; ok false when the fit failed.
-func (f Fit) USL() (fit.USL, bool) {
-	if f.usl == nil {
-		return fit.USL{}, false
-	}
-	return *f.usl, true
 }
 
 // ModelLine is the fit in one line: "USL over 12 runs at 1,2,3,4 workers:
 // lambda 16.1/s, sigma 0.021, kappa 0.112, N* 2.89, R^2 0.98", or why
 // there is none.
 func (f Fit) ModelLine() string {
-	if f.usl == nil {
+	if f.Lambda == nil || f.Sigma == nil || f.Kappa == nil || f.R2 == nil {
 		return "USL: no fit: " + f.FitError
 	}
-	u := *f.usl
 	peak := "none"
-	if n, ok := u.Peak(); ok {
-		peak = fmt.Sprintf("%.3g", n)
-		if _, in := u.PeakWithin(); !in {
+	if f.NPeak != nil {
+		peak = fmt.Sprintf("%.3g", *f.NPeak)
+		if !f.PeakWithin {
 			peak += " (outside the sizes tried)"
 		}
 	}
 	return fmt.Sprintf("USL over %d runs at %s workers: lambda %.3g/s, sigma %.3g, kappa %.3g, N* %s, R^2 %.3f",
-		f.Points, joinInts(f.Sizes), u.Lambda, u.Sigma, u.Kappa, peak, u.R2)
+		f.Points, joinInts(f.Sizes), *f.Lambda, *f.Sigma, *f.Kappa, peak, *f.R2)
 }
 
 // FitSizes is how many distinct sizes of 1 or more obs has: the USL
