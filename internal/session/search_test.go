@@ -1,13 +1,10 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/offtop/offtop/internal/sizing"
 )
 
 func TestSearchSizes(t *testing.T) {
@@ -116,34 +113,5 @@ func TestCanceledSearchPostsNothing(t *testing.T) {
 	}
 	if w := s.Snapshot().Workers; w != 5 {
 		t.Errorf("workers %d, want 5: a stale search action applied", w)
-	}
-}
-
-// TestSearchDecodes: the search travels in the stream and back (an
-// attached dashboard shows it as a local one does), line for line.
-func TestSearchDecodes(t *testing.T) {
-	f := sizing.Recommend("count", []sizing.Obs{{Workers: 1, ThroughputPerS: 16}, {Workers: 2, ThroughputPerS: 32},
-		{Workers: 3, ThroughputPerS: 32}, {Workers: 4, ThroughputPerS: 31}})
-	s := Snapshot{Scenario: "count", Search: Search{Running: true, Scenario: "count", Sizes: []int{1, 2, 3, 4}, Step: 2,
-		Hold: 5 * time.Second, Left: 1500 * time.Millisecond, Fit: &f}}
-	line, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var j SnapshotJSON
-	if err := json.Unmarshal(line, &j); err != nil {
-		t.Fatal(err)
-	}
-	var d Decoder
-	back := d.Snapshot(j)
-	again, err := json.Marshal(back)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(line, again) {
-		t.Fatalf("round trip changed the line:\n%s\n%s", line, again)
-	}
-	if back.Search.Fit.ModelLine() != f.ModelLine() || back.Search.Fit.Short() != f.Short() || back.Search.Left != 1500*time.Millisecond {
-		t.Errorf("decoded %+v", back.Search)
 	}
 }
