@@ -49,8 +49,9 @@ const sweepColumns = `columns (every figure the median of the runs, min-max afte
   over every run at sizes >= 1: lambda (tasks/s of one worker), sigma
   (contention), kappa (coherency), N* = sqrt((1-sigma)/kappa), R^2. The size to
   pick, by the scenario's rule: count, breakeven, crash, stall: the USL knee
-  (the last size whose next worker adds at least lambda/4); server, login: the
-  lowest headline p99 with the Loop's p99 under 50 ms; io: Little's law,
+  (the last size whose next worker adds at least lambda/4; read from the
+  measured medians when the fit is poor, R^2 < 0.8); server, login: the lowest
+  headline p99 with the Loop's p99 under 50 ms; io: Little's law,
   L = arrivals/s x service time, rounded up.`
 
 // checkSizing checks --repeat, --fit and --hdr-log and fills c.Repeat and
