@@ -65,8 +65,12 @@ type Fit struct {
 	// or "table" (the measured medians, when the fit is poor: R^2 under
 	// PoorR2).
 	KneeFrom string `json:"knee_from,omitempty"`
-	// LoopBoundMS is the Loop p99 bound of the latency rule.
-	LoopBoundMS *float64 `json:"loop_p99_bound_ms,omitempty"`
+	// LoopBoundMS is the Loop p99 bound of the latency rule;
+	// HeadlineP99MS and LoopP99MS the size picked's figures (medians of
+	// its runs) when it picked.
+	LoopBoundMS   *float64 `json:"loop_p99_bound_ms,omitempty"`
+	HeadlineP99MS *float64 `json:"headline_p99_ms,omitempty"`
+	LoopP99MS     *float64 `json:"loop_p99_ms,omitempty"`
 	// ArrivalPerS, ServiceMS and LittleL are the little rule's measured
 	// arrival rate, service time (medians over the runs) and L = their
 	// product, the mean busy workers the rate needs.
@@ -221,7 +225,7 @@ func (f *Fit) latency(rows []Obs) {
 		return
 	}
 	r := rows[best]
-	f.Recommended = r.Workers
+	f.Recommended, f.HeadlineP99MS, f.LoopP99MS = r.Workers, num(r.HeadlineP99MS), num(r.LoopP99MS)
 	f.Line = fmt.Sprintf("recommended: %s: %s (p99 %.3g ms, Loop p99 %.3g ms)", SizeName(r.Workers), rule, r.HeadlineP99MS, r.LoopP99MS)
 }
 
@@ -393,7 +397,8 @@ func (f Fit) Short() string {
 	n := SizeName(f.Recommended)
 	switch f.Rule {
 	case scenarios.RuleLatency.String():
-		return fmt.Sprintf("auto: %s, lowest p99 with the Loop's p99 < %g ms", n, scenarios.LoopP99BoundMS)
+		return fmt.Sprintf("auto: %s, lowest p99 with the Loop's p99 < %g ms (%.3g and %.3g ms then)",
+			n, scenarios.LoopP99BoundMS, *f.HeadlineP99MS, *f.LoopP99MS)
 	case scenarios.RuleLittle.String():
 		return fmt.Sprintf("auto: %s by Little's law (%.3g/s x %.3g ms = %.3g)", n, *f.ArrivalPerS, *f.ServiceMS, *f.LittleL)
 	}
