@@ -3,7 +3,6 @@ package scenarios
 import (
 	"crypto/sha256"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -143,8 +142,8 @@ func summarize(runs []beRun) beFigures {
 // the dispatch of pool tasks, and collects their results, as Node's main
 // thread does in seed 002's benchmark.
 type breakeven struct {
+	base
 	sizeIdx, roundsIdx atomic.Int32 // requested grid position; read at each batch
-	paused             atomic.Bool
 	// objects selects seed 000's object graph instead of byte buffers.
 	objects atomic.Bool
 	// gen counts changes of size, rounds and pause. A batch carries the gen
@@ -153,10 +152,7 @@ type breakeven struct {
 	// effect at once, not after an 18 s batch.
 	gen atomic.Int64
 
-	env      Env
-	stop     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	env Env
 
 	// mu guards the figures below.
 	mu      sync.Mutex
@@ -198,18 +194,14 @@ func (b *breakeven) Look() string {
 
 func (b *breakeven) Start(env Env) error {
 	b.env = env
-	b.stop = make(chan struct{})
-	b.wg.Add(1)
-	go b.drive()
+	b.begin()
+	b.goSafe(b.drive)
 	return nil
 }
 
 // Stop ends the batch in progress (tasks return between two rounds of
 // hashing) and waits for the driver. Safe twice.
-func (b *breakeven) Stop() {
-	b.stopOnce.Do(func() { close(b.stop) })
-	b.wg.Wait()
-}
+func (b *breakeven) Stop() { b.halt(nil) }
 
 // breakevenSize is the payload size in bytes at grid index i and the given
 // scale: seed 002's size times scale, within 1 KB..16 MB. Scale shrinks the
@@ -228,37 +220,18 @@ func (b *breakeven) requested() beConfig {
 	}
 }
 
-func (b *breakeven) stopped() bool {
-	select {
-	case <-b.stop:
-		return true
-	default:
-		return false
-	}
-}
-
 // drive runs batches until stopped: inline, pool-copy, pool-move, and
 // round again. A change of payload size or rounds abandons the batch in
 // progress and starts the cycle over at inline, whose digests are the
 // answer the pool batches are checked against.
 func (b *breakeven) drive() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer b.wg.Done()
 	var (
 		payloads [][]byte
 		cur      beConfig
 		ref      [][32]byte // digests of the latest inline batch at cur
 		next     = modeInline
 	)
-	for !b.stopped() {
-		if b.paused.Load() {
-			select {
-			case <-b.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
+	for b.waitRunning() {
 		gen := b.gen.Load()
 		if b.objects.Load() {
 			payloads, cur = nil, beConfig{} // the bytes cycle starts afresh after
@@ -268,7 +241,7 @@ func (b *breakeven) drive() {
 		c := b.requested()
 		if len(payloads) == 0 || len(payloads[0]) != c.size {
 			payloads = nil // let the old set go before making the new one
-			if payloads = breakevenPayloads(c.size, b.stop); payloads == nil {
+			if payloads = breakevenPayloads(c.size, b.done()); payloads == nil {
 				return
 			}
 		}
@@ -563,11 +536,7 @@ func (b *breakeven) Status() Status {
 		Num("batches", "batches", float64(b.batches)),
 		Num("task_errors", "task errors", float64(b.taskErrs)),
 	)
-	if b.checked[modeCopy] > 0 && b.checked[modeMove] > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok", b.mismatches == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(b.checked[modeCopy] > 0 && b.checked[modeMove] > 0, b.mismatches == 0))
 	return Status{
 		Load:     fmt.Sprintf("payload %s x %d rounds, %d tasks a batch", fmtBytes(req.size), req.rounds, BreakevenTasks),
 		Readouts: rs,
@@ -593,7 +562,7 @@ func (b *breakeven) StepPayload(delta int) {
 // Pause stops (true) or resumes (false) the batches; pausing abandons the
 // batch in progress.
 func (b *breakeven) Pause(p bool) {
-	b.paused.Store(p)
+	b.base.Pause(p)
 	b.gen.Add(1)
 }
 

@@ -189,7 +189,7 @@ func (b *breakeven) viaPool(send func() (func() error, error), recv func() error
 func (b *breakeven) objectsDrive(gen int64) {
 	its := makeItems(b.objectsCount())
 	for b.gen.Load() == gen && !b.stopped() {
-		if b.paused.Load() {
+		if b.Paused() {
 			return // drive waits out the pause
 		}
 		r, ok := b.objectsRound(its)

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"slices"
 	"strings"
 	"sync"
@@ -83,19 +82,16 @@ type batchResult struct {
 }
 
 type count struct {
+	base
 	jobs  atomic.Int64 // jobs per batch, read at the start of each batch
 	split atomic.Pointer[string]
 	// perTask is Env.PerTask, set by Start (nil before, or when the
 	// session has no per-task mode).
 	perTask atomic.Pointer[func() bool]
 	iters   int64
-	paused  atomic.Bool
 	// stopping makes running jobs give up; set by Stop.
 	stopping atomic.Bool
 	sys      *sysinfo.Reader
-
-	stop chan struct{}
-	wg   sync.WaitGroup
 
 	// mu guards the figures below.
 	mu      sync.Mutex
@@ -142,32 +138,17 @@ func (c *count) Start(env Env) error {
 		c.perTask.Store(&env.PerTask)
 	}
 	c.sys = sysinfo.NewReader()
-	c.stop = make(chan struct{})
-	c.wg.Add(1)
-	go c.drive(env)
+	c.begin()
+	c.goSafe(func() { c.drive(env) })
 	return nil
 }
 
 // drive measures the 1-worker reference on its own goroutine, then runs
 // batches through the pool until stopped.
 func (c *count) drive(env Env) {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer c.wg.Done()
 	haveRef := false
-	for {
-		select {
-		case <-c.stop:
-			return
-		default:
-		}
-		if c.paused.Load() { // paused from the start too (--no-load): not even the reference
-			select {
-			case <-c.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
+	// paused from the start too (--no-load): not even the reference
+	for c.waitRunning() {
 		if !haveRef {
 			r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1, SplitQueue)
 			if r.aborted {
@@ -277,11 +258,10 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	return r
 }
 
+// Stop makes running jobs give up and waits for the driver. Safe twice.
 func (c *count) Stop() {
 	c.stopping.Store(true)
-	close(c.stop)
-	c.wg.Wait()
-	c.sys.Close()
+	c.halt(func() { c.sys.Close() })
 }
 
 func (c *count) Status() Status {
@@ -311,11 +291,7 @@ func (c *count) Status() Status {
 		Num("batches", "batches", float64(c.batches)),
 	)
 	rs = append(rs, c.splitReadouts(have)...)
-	if have {
-		rs = append(rs, Bool("answer_ok", "answer ok", c.bad == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(have, c.bad == 0))
 	return Status{Load: fmt.Sprintf("%d jobs x %s additions per batch, split %s", c.jobs.Load(), si(float64(c.iters)), *c.split.Load()), Readouts: rs}
 }
 
@@ -386,7 +362,6 @@ func (c *count) Turn(key string) {
 	})
 }
 
-func (c *count) Pause(p bool) { c.paused.Store(p) }
 func (c *count) Reset() {
 	c.mu.Lock()
 	c.batches, c.bad = 0, 0
