@@ -11,15 +11,6 @@ import (
 	"time"
 )
 
-func init() {
-	register("breakeven", "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
-		func(c Config) Scenario {
-			b := newBreakeven()
-			b.objects.Store(c.BreakevenPayload == PayloadObjects)
-			return b
-		})
-}
-
 // Seed 002's grid: a batch is 32 tasks; each task is SHA-256 over a payload
 // of one of four sizes, repeated 1, 8 or 64 rounds (the knob for CPU per
 // task that leaves the payload size alone). At start the scenario sits in
@@ -47,15 +38,6 @@ var (
 // breakevenSeed seeds the ChaCha8 stream the payloads are drawn from, so
 // every run (and every mode) hashes the same bytes for a given size.
 var breakevenSeed = [32]byte{'o', 'f', 'f', 't', 'o', 'p', ' ', 's', 'e', 'e', 'd', ' ', '0', '0', '2'}
-
-// PayloadStepper is a scenario with a second load knob besides SetLoad: the
-// size of the payload each task works on (breakeven). The s and S keys call
-// StepPayload(-1) and StepPayload(+1).
-type PayloadStepper interface {
-	// StepPayload moves the payload size by delta steps, clamped to the
-	// ends of the scenario's list; it applies at once.
-	StepPayload(delta int)
-}
 
 // beMode is how a batch runs its 32 tasks.
 type beMode int
@@ -170,21 +152,24 @@ type breakeven struct {
 	objRuns []objRun
 }
 
-func newBreakeven() *breakeven {
+func newBreakeven(c Config) *breakeven {
 	b := &breakeven{}
 	b.sizeIdx.Store(breakevenStartSize)
 	b.roundsIdx.Store(breakevenStartRound)
+	b.objects.Store(c.BreakevenPayload == PayloadObjects)
 	return b
+}
+
+// breakevenKnobs: s and S step the payload size, o switches the payload
+// kind (bytes, objects).
+var breakevenKnobs = []Knob{
+	{Key: "o", Name: "payload", Step: 1, Help: "payload kind"},
+	{Key: "s", Name: "size", Step: -1, Help: "payload size (breakeven)"},
+	{Key: "S", Name: "size", Step: 1, Help: "payload size (breakeven)"},
 }
 
 func (b *breakeven) Name() string { return "breakeven" }
 
-// SweepKeys are seed 002's columns: wall per batch in each mode, the
-// speed-up of pool-move, its overhead per task and the break-even CPU.
-func (b *breakeven) SweepKeys() []string {
-	return []string{"inline_wall_ms", "copy_wall_ms", "move_wall_ms", "move_speedup",
-		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
-}
 func (b *breakeven) Look() string {
 	if b.objects.Load() {
 		return "objects: serialising them blocks the Loop far longer than summing them in place"
@@ -551,9 +536,9 @@ func (b *breakeven) SetLoad(delta int) {
 	b.gen.Add(1)
 }
 
-// StepPayload steps the payload size through 64KB, 512KB, 2MB, 8MB (times
+// stepPayload steps the payload size through 64KB, 512KB, 2MB, 8MB (times
 // Scale); the batch in progress is abandoned.
-func (b *breakeven) StepPayload(delta int) {
+func (b *breakeven) stepPayload(delta int) {
 	i := int(b.sizeIdx.Load()) + delta
 	b.sizeIdx.Store(int32(min(max(i, 0), len(breakevenSizes)-1)))
 	b.gen.Add(1)

@@ -11,11 +11,6 @@ import (
 	"github.com/offtop/offtop/internal/sysinfo"
 )
 
-func init() {
-	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
-		func(cfg Config) Scenario { return newCount(cfg) })
-}
-
 func newCount(cfg Config) *count {
 	c := &count{}
 	jobs := int64(countJobs)
@@ -112,11 +107,6 @@ type count struct {
 
 func (c *count) Name() string { return "count" }
 
-// SweepKeys are seed 000's columns: wall and CPU per batch, and when
-// the first and median task of the batch came back (section 5).
-func (c *count) SweepKeys() []string {
-	return []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"}
-}
 func (c *count) Look() string {
 	switch *c.split.Load() {
 	case SplitSlice:
@@ -344,15 +334,13 @@ func (c *count) splitReadouts(have bool) []Readout {
 	)
 }
 
-// Knobs: p cycles the split.
-func (c *count) Knobs() []Knob {
-	return []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
-}
+// countKnobs: p cycles the split.
+var countKnobs = []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
 
 // Turn applies a knob; a split change starts the figures afresh (the
 // answer of a wrong split is not the right split's).
 func (c *count) Turn(key string) {
-	turn(c.Knobs(), key, func(_ string, step int) {
+	turn(countKnobs, key, func(_ string, step int) {
 		s := nextSplit(*c.split.Load(), step)
 		c.mu.Lock()
 		c.split.Store(&s)

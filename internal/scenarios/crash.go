@@ -16,11 +16,6 @@ import (
 	"github.com/offtop/offtop/internal/pool"
 )
 
-func init() {
-	register("crash", "a steady stream of ~1ms tasks; 5% panic, 1% hang past a 2s deadline: failed, timed out, abandoned, and no task pending forever (seed 003)",
-		func(c Config) Scenario { return newCrash(c) })
-}
-
 // Defaults of the crash scenario (seed 003: a pool must survive tasks that
 // panic or hang; no task lost, none pending forever). Each hang holds a
 // worker for the whole timeout, so hangs cost rate x hang share x timeout
@@ -199,12 +194,6 @@ func newCrash(c Config) *crash {
 }
 
 func (c *crash) Name() string { return "crash" }
-
-// SweepKeys are seed 003's figures: what failed, what hung past its
-// deadline, what is abandoned, and the workers that replaced them.
-func (c *crash) SweepKeys() []string {
-	return []string{"panicked", "timed_out", "abandoned", "replaced"}
-}
 
 func (c *crash) Look() string {
 	return fmt.Sprintf("a panic fails one task, not the pool; Go can't kill a hang: abandoned, cap %d",

@@ -14,15 +14,6 @@ import (
 	"github.com/offtop/offtop/internal/pace"
 )
 
-func init() {
-	register("io", "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
-		func(c Config) Scenario {
-			s := newIOScenario()
-			s.listen = c.Listen
-			return s
-		})
-}
-
 // The io scenario's workload. Seed 004 sends each task's request to
 // httpbin.org and finds worker threads buy nothing for I/O there, because
 // Node's one thread already overlaps its requests. offtop's task makes a
@@ -54,14 +45,6 @@ const (
 
 // ioRates are the open-loop arrival rates, per second, [ and ] step through.
 var ioRates = [...]int{10, 20, 40, 80, 160, 320}
-
-// CPUToggler is a scenario whose tasks may do some CPU work besides their
-// I/O (io: fib(20) before each call). The c key calls ToggleCPU.
-type CPUToggler interface {
-	// ToggleCPU switches the CPU work on or off for tasks arriving from now
-	// on and reports whether it is now on.
-	ToggleCPU() bool
-}
 
 // ioResult is how one task's call went; written by the task and read by
 // its done callback, which runs on the same goroutine after it.
@@ -102,19 +85,20 @@ type ioScenario struct {
 	answered atomic.Int64 // calls with a correct answer
 }
 
-func newIOScenario() *ioScenario {
-	s := &ioScenario{delay: DefaultIODelay, kick: make(chan struct{}, 1)}
+func newIO(c Config) *ioScenario {
+	s := &ioScenario{delay: DefaultIODelay, kick: make(chan struct{}, 1), listen: c.Listen}
 	s.rateIdx.Store(ioStartRate)
 	return s
 }
 
-// DefaultWorkers is 4 whatever the cores: I/O-bound tasks mostly wait, so
-// a pool larger than the cores helps (seed 004); 4 workers serve 80 calls/s
-// at 50ms, twice the default arrival rate, so the queue starts empty.
-func (s *ioScenario) DefaultWorkers(cpus int) int { return 4 }
+// ioWorkers is io's pool size whatever the cores: I/O-bound tasks mostly
+// wait, so a pool larger than the cores helps (seed 004); 4 workers serve
+// 80 calls/s at 50ms, twice the default arrival rate, so the queue starts
+// empty.
+const ioWorkers = 4
 
-// SweepKeys are seed 004's figures: what the pool can serve, and the wait.
-func (s *ioScenario) SweepKeys() []string { return []string{"capacity_per_s", "request_p99_ms"} }
+// ioKnobs: c switches fib(20) before each call on or off.
+var ioKnobs = []Knob{{Key: "c", Name: "cpu", Step: 1, Help: "CPU per call (io)"}}
 
 func (s *ioScenario) Name() string { return "io" }
 func (s *ioScenario) Look() string {
@@ -318,14 +302,16 @@ func (s *ioScenario) SetLoad(delta int) {
 	s.poke()
 }
 
-// ToggleCPU switches fib(20) before each call on or off.
-func (s *ioScenario) ToggleCPU() bool {
-	for {
-		on := s.cpuOn.Load()
-		if s.cpuOn.CompareAndSwap(on, !on) {
-			return !on
+// Turn applies c: fib(20) before each call, on or off, for tasks arriving
+// from now on.
+func (s *ioScenario) Turn(key string) {
+	turn(ioKnobs, key, func(string, int) {
+		for {
+			if on := s.cpuOn.Load(); s.cpuOn.CompareAndSwap(on, !on) {
+				return
+			}
 		}
-	}
+	})
 }
 
 // poke wakes the generator to re-read the rate.

@@ -20,11 +20,6 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 )
 
-func init() {
-	register("login", "bursts of 40 PBKDF2-SHA512 logins (220,000 iterations) on a 4-worker pool that also serves 64KB file reads: reads wait behind hashing (seed 000 s6)",
-		func(c Config) Scenario { return newLogin(c) })
-}
-
 // The login scenario (seed 000 section 6): Node runs crypto.pbkdf2 and fs
 // calls on libuv's pool of 4 threads, so a burst of logins holds up file
 // reads. OWASP's PBKDF2-HMAC-SHA512 figure is 220,000 iterations; the seed
@@ -164,15 +159,9 @@ func newLogin(c Config) *login {
 
 func (l *login) Name() string { return "login" }
 
-// KeepsLoop: a login server's Loop answers requests, so it keeps a core.
-func (l *login) KeepsLoop() bool { return true }
-
 func (l *login) Look() string {
 	return "file reads queue behind hashes on a shared pool: read p99 in bursts vs between"
 }
-
-// DefaultWorkers is libuv's default thread pool size, whatever the CPUs.
-func (l *login) DefaultWorkers(int) int { return LoginWorkers }
 
 func (l *login) Start(env Env) error {
 	l.env = env

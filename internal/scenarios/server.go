@@ -13,13 +13,6 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 )
 
-func init() {
-	register("server", "real HTTP on 127.0.0.1: /ping beside /fast fib(30) and /slow fib(37); workers=0 is Node's plain server (seeds 000 s4, 001)",
-		func(c Config) Scenario {
-			return &server{clients: 2, listen: c.Listen, startLoops: max(c.ServerLoops, 1)}
-		})
-}
-
 // The server scenario's workload (seed 001: fibonacci(30) ~12 ms and
 // fibonacci(37) ~380 ms of CPU in V8; Go runs them about 3x faster) and its
 // health check (seed 000 section 4: a /ping every 50 ms, 2 s timeout).
@@ -62,6 +55,10 @@ type endpoint struct {
 	errs   atomic.Int64 // failed or wrong responses
 }
 
+func newServer(c Config) *server {
+	return &server{clients: 2, listen: c.Listen, startLoops: max(c.ServerLoops, 1)}
+}
+
 type server struct {
 	base
 	clients    int    // closed-loop clients per CPU endpoint; guarded by mu
@@ -90,13 +87,6 @@ type server struct {
 
 func (s *server) Name() string { return "server" }
 
-// KeepsLoop: the Loop answers /ping, so it keeps a core.
-func (s *server) KeepsLoop() bool { return true }
-
-// SweepKeys are seed 001's columns: the light endpoint's tail, both rates.
-func (s *server) SweepKeys() []string {
-	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"}
-}
 func (s *server) Look() string {
 	if s.nLoops.Load() > 1 {
 		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here)"

@@ -130,17 +130,15 @@ func (s *server) resetLoops() {
 	}
 }
 
-// Knobs: l and L, one Loop fewer or more.
-func (s *server) Knobs() []Knob {
-	return []Knob{
-		{Key: "l", Name: "loops", Unit: "Loops", Step: -1, Help: "Loops"},
-		{Key: "L", Name: "loops", Unit: "Loops", Step: 1, Help: "Loops"},
-	}
+// serverKnobs: l and L, one Loop fewer or more.
+var serverKnobs = []Knob{
+	{Key: "l", Name: "loops", Unit: "Loops", Step: -1, Help: "Loops"},
+	{Key: "L", Name: "loops", Unit: "Loops", Step: 1, Help: "Loops"},
 }
 
 // Turn applies l or L.
 func (s *server) Turn(key string) {
-	turn(s.Knobs(), key, func(_ string, step int) { s.setLoops(int(s.nLoops.Load()) + step) })
+	turn(serverKnobs, key, func(_ string, step int) { s.setLoops(int(s.nLoops.Load()) + step) })
 }
 
 // onOwnLoop reports whether l runs a request's CPU work itself: a Loop of

@@ -11,11 +11,6 @@ import (
 	guard "github.com/offtop/offtop/internal/crash"
 )
 
-func init() {
-	register("stall", "the Loop busy-waits for exactly D every P (default 100ms every 1s): calibrates the probe",
-		func(c Config) Scenario { return newStall(c) })
-}
-
 // Defaults of the stall scenario: a 100 ms stall every 1 s, the pattern
 // shared/STACK.md measured Node's monitorEventLoopDelay on.
 const (
