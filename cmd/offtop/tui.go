@@ -48,7 +48,7 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
 	var sus *suspender
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals(),
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(w), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
 	out, _ := w.(*os.File)
 	sus = newSuspender(p, out)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/internal/probe"
 )
 
 // Env is what a scenario may use. Everything a scenario does to the process
@@ -42,6 +43,11 @@ type Env struct {
 	// Resolution is the Loop-delay probe's period, for a scenario that
 	// probes Loops of its own (server's --loops); 10ms when 0.
 	Resolution time.Duration
+	// LoopLag reads the session's own probe of the Loop (Post's), so a
+	// scenario that reports the Loop's lateness reads it rather than run
+	// a second probe beside it (100 wake-ups a second at 10ms); nil
+	// (tests) means probe it yourself. Reset is the session's (the r key).
+	LoopLag func() probe.LagStats
 	// Headline takes one observation of the scenario's headline latency
 	// (HeadlineSpec), which ended now and lasted d; the session files it
 	// under the pool size in force when it began. Call it through

@@ -237,6 +237,7 @@ func (s *Session) env() scenarios.Env {
 		Window:  s.cfg.Window,
 
 		Resolution: s.cfg.Resolution,
+		LoopLag:    s.lag.Stats,
 
 		SubmitTimeout: s.pool.SubmitTimeout,
 		Counts:        s.pool.Counts,
