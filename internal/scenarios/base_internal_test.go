@@ -99,7 +99,10 @@ func TestEveryIsSilentWhilePaused(t *testing.T) {
 	})
 	// Paused from the start: there is no timer to fire. Whatever the
 	// scheduler does meanwhile, no tick can happen until Pause(false).
-	time.Sleep(20 * time.Millisecond) // an honest margin: 20 periods
+	// The sleep is no timing claim: it lets the loop reach its wait on
+	// the gate (20 periods: a polling loop would tick here), so that it
+	// sees the pause and runs resumed.
+	time.Sleep(20 * time.Millisecond)
 	if n := ticks.Load(); n != 0 {
 		t.Fatalf("%d ticks while paused", n)
 	}
