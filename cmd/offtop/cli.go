@@ -94,10 +94,14 @@ type options struct {
 	headless  bool
 	noSummary bool
 	keys      []step
+	// attach, when set, runs the front ends against an agent (attach.go).
+	attach *attachOptions
 }
 
 var usageText = fmt.Sprintf(`usage: offtop [flags]            live dashboard
        offtop scenarios          list scenarios
+       offtop attach ADDR        the dashboard of your program running offtop's
+                                 agent (offtop attach --help)
        offtop sweep [flags]      run a scenario at several pool sizes, print a table
                                  (offtop sweep --help)
 flags:
@@ -301,6 +305,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	defer crash.Recover()
 	if len(args) > 0 && args[0] == "sweep" {
 		return runSweep(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "attach" {
+		return runAttach(args[1:], stdout, stderr, cr)
 	}
 	if len(args) > 0 && args[0] == "scenarios" {
 		if len(args) > 1 {

@@ -29,7 +29,7 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, stopSignals...)
 	defer signal.Stop(sig)
-	s, err := session.New(o.session)
+	s, err := o.openSource()
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 				default:
 				}
 			case ok:
-				_ = s.Apply(a) // a script's out-of-range step is ignored, as a key would be
+				_ = session.Apply(s, a) // a script's out-of-range step is ignored, as a key would be
 			}
 		})
 	})
@@ -61,9 +61,13 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	var werr error // the first write error; no lines after it
+	link := linkNotes{w: stderr}
 	write := func(snap session.Snapshot) {
 		if hook != nil {
 			hook()
+		}
+		if link.skip(snap) { // attached, and the program is gone: no line
+			return
 		}
 		sm.Add(snap)
 		if werr != nil {

@@ -30,6 +30,9 @@ type summary struct {
 // Add takes the next sample; only the last one is printed (each carries
 // every size row since the start).
 func (sm *summary) Add(s session.Snapshot) {
+	if !s.Disconnected.IsZero() { // attached, the program gone: no figures
+		return
+	}
 	sm.n++
 	sm.last = s
 }
@@ -37,7 +40,12 @@ func (sm *summary) Add(s session.Snapshot) {
 // Finish ends the summary at end, the run's wall time since the session
 // started. The rows stay those of the last sample, so the summary and the
 // last JSON line agree figure for figure.
-func (sm *summary) Finish(end time.Duration) { sm.end = max(end, sm.last.Elapsed) }
+func (sm *summary) Finish(end time.Duration) {
+	sm.end = end
+	if sm.last.Remote == "" { // attached, Elapsed is the program's age, not the run's
+		sm.end = max(end, sm.last.Elapsed)
+	}
+}
 
 // Write prints the summary to w through lipgloss, so colours follow the
 // terminal and NO_COLOR. Call Finish first.

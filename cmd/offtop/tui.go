@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/offtop/offtop/internal/crash"
-	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
 
@@ -29,7 +28,7 @@ import (
 // dashboard costs no bytes between samples.
 func runTUI(o options, w io.Writer, cr *crasher) error {
 	start := time.Now()
-	s, err := session.New(o.session)
+	s, err := o.openSource()
 	if err != nil {
 		return err
 	}

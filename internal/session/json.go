@@ -40,6 +40,9 @@ func ms(d time.Duration) *float64 {
 // SnapshotJSON is one line of --headless output. Field names are fixed by
 // DESIGN.md ("Snapshot fields in JSON Lines"); more may be added.
 type SnapshotJSON struct {
+	// Schema is the stream's version (SchemaVersion); a reader refuses
+	// another.
+	Schema           int            `json:"schema"`
 	TS               float64        `json:"t_s"`
 	Scenario         string         `json:"scenario"`
 	Load             string         `json:"load"`
@@ -87,7 +90,18 @@ type SnapshotJSON struct {
 	WindowS          float64        `json:"window_s"`
 	Extra            map[string]any `json:"extra"`
 	Sizes            []SizeJSON     `json:"sizes"`
+	// Look, WorkerSlots, WorkerRetiring and ProbeP99SecMS (the Loop
+	// probe's corrected p99 over the last second, the charts' point) are
+	// what a remote dashboard needs beside the fields above.
+	Look           string   `json:"look"`
+	WorkerSlots    []int    `json:"worker_slots"`
+	WorkerRetiring []bool   `json:"worker_retiring"`
+	ProbeP99SecMS  *float64 `json:"probe_p99_1s_ms"`
 }
+
+// SchemaVersion is the version of SnapshotJSON in the schema field. It
+// changes when a field changes meaning or goes; adding one does not.
+const SchemaVersion = 1
 
 // SizeJSON is a SizeRow as it leaves offtop (the field sizes): times in
 // seconds and ms, rounded as every other figure; null where a figure has
@@ -142,6 +156,10 @@ func (r SizeRow) JSON() SizeJSON {
 // JSON converts s to its headless form.
 func (s Snapshot) JSON() SnapshotJSON {
 	j := SnapshotJSON{
+		Schema:           SchemaVersion,
+		Look:             s.Look,
+		WorkerSlots:      s.WorkerSlots,
+		WorkerRetiring:   s.WorkerRetiring,
 		TS:               math.Round(s.Elapsed.Seconds()*1000) / 1000,
 		Scenario:         s.Scenario,
 		Load:             s.Load,
@@ -191,6 +209,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 	}
 	if j.WorkerBusy == nil {
 		j.WorkerBusy = []float64{}
+	}
+	if n := len(s.ProbeP99History); n > 0 && !math.IsNaN(s.ProbeP99History[n-1]) {
+		v := round3(s.ProbeP99History[n-1])
+		j.ProbeP99SecMS = &v
 	}
 	if s.AffinityCPUs > 0 {
 		v := s.AffinityCPUs

@@ -15,16 +15,14 @@ import (
 // sampler holds what one sample needs from the previous one. Only the
 // sampler goroutine touches it.
 type sampler struct {
-	pool    pool.Stats
-	loop    probe.LoopStats
-	sys     sysinfo.Sample
-	at      time.Time
-	p99     []float64
-	queue   []float64
-	workers []float64
-	gen     int64   // Session.histGen the history above belongs to
-	done    []point // completed counts over the last window, oldest first
-	missed  int64   // sample times skipped because a sample ran late
+	pool   pool.Stats
+	loop   probe.LoopStats
+	sys    sysinfo.Sample
+	at     time.Time
+	hist   history
+	gen    int64   // Session.histGen the history above belongs to
+	done   []point // completed counts over the last window, oldest first
+	missed int64   // sample times skipped because a sample ran late
 }
 
 // run is the sampler goroutine: one sample every Interval, never on the
@@ -160,18 +158,14 @@ func (sm *sampler) take(s *Session) Snapshot {
 		snap.CPUSeconds = sys.CPU.Seconds()
 	}
 	if g := s.histGen.Load(); g != sm.gen {
-		sm.p99, sm.queue, sm.workers, sm.gen = sm.p99[:0], sm.queue[:0], sm.workers[:0], g
+		sm.hist.reset()
+		sm.gen = g
 	}
 	p99 := math.NaN()
 	if sec := s.sizes.second.Window(); sec.Count > 0 {
 		p99 = float64(sec.P99) / float64(time.Millisecond)
 	}
-	sm.p99 = appendCapped(sm.p99, p99)
-	sm.queue = appendCapped(sm.queue, float64(ps.Queued))
-	sm.workers = appendCapped(sm.workers, float64(ps.Size))
-	snap.ProbeP99History = append([]float64(nil), sm.p99...)
-	snap.QueueDepthHistory = append([]float64(nil), sm.queue...)
-	snap.WorkersHistory = append([]float64(nil), sm.workers...)
+	sm.hist.add(&snap, p99, float64(ps.Queued), float64(ps.Size))
 	snap.Headline = s.sizes.window.Window()
 	if scenarios.Headline(ctl.Scenario).FromProbe {
 		snap.Headline = lag.Corrected
@@ -204,6 +198,23 @@ func (sm *sampler) throughput(now time.Time, completed int64, window time.Durati
 	sm.done = sm.done[i:]
 	first := sm.done[0]
 	return rate(completed-first.completed, now.Sub(first.at))
+}
+
+// history is the charts' series, one point per sample, at most
+// HistoryLen: the Loop probe's p99 over the last second in ms (NaN: no
+// sample), queue depth, pool size.
+type history struct{ p99, queue, workers []float64 }
+
+func (h *history) reset() { h.p99, h.queue, h.workers = h.p99[:0], h.queue[:0], h.workers[:0] }
+
+// add appends a point and gives s a copy of the series.
+func (h *history) add(s *Snapshot, p99, queue, workers float64) {
+	h.p99 = appendCapped(h.p99, p99)
+	h.queue = appendCapped(h.queue, queue)
+	h.workers = appendCapped(h.workers, workers)
+	s.ProbeP99History = append([]float64(nil), h.p99...)
+	s.QueueDepthHistory = append([]float64(nil), h.queue...)
+	s.WorkersHistory = append([]float64(nil), h.workers...)
 }
 
 // appendCapped appends v, keeping the newest HistoryLen values.

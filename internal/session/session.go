@@ -52,6 +52,10 @@ type Config struct {
 	// pool's workers (pool.SetPerTask; the u key toggles it).
 	PerTask   bool
 	Scenarios scenarios.Config
+	// Program, when not nil, makes the session watch a running program
+	// (its pool, its loop) instead of running Scenario; Workers, Scale,
+	// MaxQueue, PerTask and Scenarios are then ignored.
+	Program *Program
 }
 
 // Errors of New and Apply.
@@ -65,8 +69,12 @@ type Session struct {
 	cfg   Config
 	start time.Time
 
-	loop  *probe.Loop
-	pool  *pool.Pool
+	loop *probe.Loop
+	// pool is what is sampled and resized: own, or a Program's.
+	pool ProgramPool
+	// own is the pool the session made, runs scenarios on and closes; nil
+	// for a Program's.
+	own   *pool.Pool
 	lag   *probe.LagProbe
 	sched *probe.SchedProbe
 	sys   *sysinfo.Reader
@@ -159,9 +167,23 @@ func New(c Config) (*Session, error) {
 	case c.Workers > MaxWorkers:
 		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
 	}
-	scen, err := scenarios.New(c.Scenario, c.Scenarios)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	var scen scenarios.Scenario
+	if c.Program != nil {
+		pg := *c.Program // the caller's stays as given
+		c.Program = &pg
+		if pg.Name == "" {
+			pg.Name = DefaultProgramName
+		}
+		c.Scenario, c.Workers = pg.Name, 0
+		if pg.Pool != nil {
+			c.Workers = pg.Pool.Stats().Size
+		}
+		scen = programScenario{name: pg.Name}
+	} else {
+		var err error
+		if scen, err = scenarios.New(c.Scenario, c.Scenarios); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	cpus := sysinfo.ReadCPUs("/")
 	if c.Workers < 0 {
@@ -184,28 +206,40 @@ func New(c Config) (*Session, error) {
 		controlDone: make(chan struct{}),
 		actions:     make(chan posted, maxPending),
 	}
-	s.pool, err = pool.New(pool.Options{
-		Size:     c.Workers,
-		MaxQueue: c.MaxQueue,
-		Inline:   s.loop.Post,
-		Window:   c.Window,
-		// A done callback's panic or a pool bug reaches offtop's crash
-		// handler: terminal restored.
-		PanicHandler: guard.Handle,
-	})
+	var err error
+	if c.Program != nil && c.Program.Pool != nil {
+		s.pool = c.Program.Pool
+	} else {
+		s.own, err = pool.New(pool.Options{
+			Size:     c.Workers,
+			MaxQueue: c.MaxQueue,
+			Inline:   s.loop.Post,
+			Window:   c.Window,
+			// A done callback's panic or a pool bug reaches offtop's crash
+			// handler: terminal restored.
+			PanicHandler: guard.Handle,
+		})
+		s.pool = s.own
+	}
 	if err != nil {
 		s.loop.Close()
 		s.sys.Close()
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	s.pool.SetPerTask(c.PerTask)
+	if s.own != nil {
+		s.own.SetPerTask(c.PerTask)
+	}
 	if c.GOMAXPROCS > 0 {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
 	}
 	s.sizes = newSizes(nil, s.counters, c.Resolution, c.Window)
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
-	s.lag = probe.StartLagProbe(s.loop.Post, c.Resolution, c.Window)
+	post := s.loop.Post
+	if c.Program != nil && c.Program.Post != nil {
+		post = c.Program.Post
+	}
+	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
@@ -224,23 +258,24 @@ func New(c Config) (*Session, error) {
 	return s, nil
 }
 
-// env is what scenarios get: the Loop and the pool, nothing else.
+// env is what scenarios get: the Loop and the pool, nothing else. Only a
+// scenario session has one (own).
 func (s *Session) env() scenarios.Env {
 	return scenarios.Env{
 		Post:    s.loop.Post,
 		Do:      s.loop.Do,
-		Offload: s.pool.Do,
-		Submit:  s.pool.Submit,
-		Workers: func() int { return s.pool.Stats().Size },
-		PerTask: s.pool.PerTask,
+		Offload: s.own.Do,
+		Submit:  s.own.Submit,
+		Workers: func() int { return s.own.Stats().Size },
+		PerTask: s.own.PerTask,
 		Scale:   s.cfg.Scale,
 		Window:  s.cfg.Window,
 
 		Resolution: s.cfg.Resolution,
 		LoopLag:    s.lag.Stats,
 
-		SubmitTimeout: s.pool.SubmitTimeout,
-		Counts:        s.pool.Counts,
+		SubmitTimeout: s.own.SubmitTimeout,
+		Counts:        s.own.Counts,
 		Headline:      s.sizes.observeHeadline,
 	}
 }
@@ -320,13 +355,17 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
 	snap.Workers = s.workers
 	snap.Paused = s.paused
-	snap.PerTask = s.pool.PerTask()
+	snap.PerTask = s.own != nil && s.own.PerTask()
 	cpus := s.cpus
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
 	}
 	// s.scen is set before the first overlay and never nil after.
-	snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
+	if s.cfg.Program != nil { // a program named like a scenario is not it
+		snap.SuggestedWorkers, snap.SuggestedRule = cpus.Suggest(false)
+	} else {
+		snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
+	}
 	snap.Look = s.scen.Look()
 	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
 	snap.UsableCPUs = s.cpus.Usable()
@@ -401,9 +440,15 @@ func (s *Session) control() {
 
 // apply carries out one action; only the control goroutine calls it.
 func (s *Session) apply(a Action) error {
+	if err := s.programCheck(a); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	scen, workers := s.scen, s.workers
 	s.mu.Unlock()
+	if s.cfg.Program != nil { // the program may resize its pool itself
+		workers = s.pool.Stats().Size
+	}
 	switch a.Kind {
 	case SetWorkers, AddWorkers:
 		n := a.N
@@ -433,7 +478,7 @@ func (s *Session) apply(a Action) error {
 	case NextScenario:
 		return s.switchScenario()
 	case TogglePerTask:
-		s.pool.SetPerTask(!s.pool.PerTask())
+		s.own.SetPerTask(!s.own.PerTask()) // a scenario session's: programCheck refuses it in a Program
 	case Turn:
 		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
 			k.Turn(a.Key)
@@ -556,7 +601,9 @@ func (s *Session) settleLoop(d time.Duration) {
 func (s *Session) shutdown() {
 	s.lag.Stop()
 	s.sched.Stop()
-	s.pool.Close()
+	if s.own != nil {
+		s.own.Close()
+	}
 	s.loop.Close()
 	s.sys.Close()
 }

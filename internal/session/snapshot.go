@@ -114,6 +114,15 @@ type Snapshot struct {
 	// SamplesMissed counts sample times skipped since the start because a
 	// sample ran late (the sampler starved of CPU, or the process stopped).
 	SamplesMissed int64
+
+	// Remote is the agent address a remote Source reads ("" in process).
+	// Disconnected, when not zero, is when its stream broke: the Snapshot
+	// then carries no figures, only Remote, Scenario and Disconnected, and
+	// the view must say so instead of showing figures as if live.
+	Remote       string
+	Disconnected time.Time
+	// Retry is why the last attempt to reconnect failed ("" before one).
+	Retry string
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.

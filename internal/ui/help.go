@@ -12,13 +12,16 @@ import (
 
 // footer is the short help from the key map: the dashboard's, or the ?
 // screen's own (scroll, close).
-func footer(w int, v viewState) string {
+func footer(w int, v viewState, attached bool) string {
 	h := help.New()
 	h.ShortSeparator = "  "
 	h.Styles = helpStyles()
 	h.SetWidth(w)
 	if v.help {
 		return h.ShortHelpView(DefaultKeyMap.HelpShortHelp())
+	}
+	if attached {
+		return h.ShortHelpView(DefaultKeyMap.AttachedShortHelp())
 	}
 	return h.ShortHelpView(DefaultKeyMap.ShortHelp())
 }

@@ -138,6 +138,22 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	}
 }
 
+// AttachedShortHelp is the footer attached to a program (offtop attach):
+// the keys its agent takes (session.ProgramActions), no scenario's.
+func (k KeyMap) AttachedShortHelp() []key.Binding {
+	all := k.ShortHelp()
+	keep := []key.Binding{}
+	for _, b := range all {
+		switch b.Help().Key {
+		case "[/]", "tab", "space":
+			continue
+		}
+		keep = append(keep, b)
+	}
+	procs := key.NewBinding(key.WithKeys(append(k.ProcsDown.Keys(), k.ProcsUp.Keys()...)...), key.WithHelp("g/G", "GOMAXPROCS"))
+	return append(keep, procs)
+}
+
 // HelpShortHelp is the footer on the ? screen.
 func (k KeyMap) HelpShortHelp() []key.Binding {
 	return []key.Binding{k.HelpUp, k.HelpDown, k.HelpClose, k.Quit}

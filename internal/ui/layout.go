@@ -55,13 +55,20 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 		return cut(fmt.Sprintf("offtop needs %dx%d (now %dx%d)", MinWidth, MinHeight, width, height), width)
 	}
 	lines := make([]string, 0, height)
-	lines = append(lines, fit(header(s, width), width))
+	gone := !s.Disconnected.IsZero() // attached, the program gone: no figures
+	if gone {
+		lines = append(lines, fit(disconnectedHeader(s), width))
+	} else {
+		lines = append(lines, fit(header(s, width), width))
+	}
 	avail := height - 2
 	if v.errLine != "" {
 		avail--
 	}
 	var body []string
 	switch {
+	case gone && !v.help:
+		body = disconnectedBody(s, width, avail)
 	case v.help:
 		body = helpBody(s, width, avail, v.helpTop)
 	case v.detail:
@@ -73,7 +80,7 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	if v.errLine != "" {
 		lines = append(lines, fit(theme.Err.Render(markHot+" "+v.errLine), width))
 	}
-	lines = append(lines, fit(footer(width, v), width))
+	lines = append(lines, fit(footer(width, v, s.Remote != ""), width))
 	return strings.Join(lines, "\n")
 }
 

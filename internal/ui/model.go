@@ -17,9 +17,10 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// Source is what the model reads and drives: a session. Post must return
-// at once and apply actions in the order posted; the channel gets the
-// action's result when it has been applied.
+// Source is the part of session.Source the model reads and drives: the
+// in-process session or a remote one (offtop attach), the model cannot
+// tell. Post must return at once and apply actions in the order posted;
+// the channel gets the action's result when it has been applied.
 type Source interface {
 	Snapshot() session.Snapshot
 	Post(session.Action) <-chan error

@@ -1,0 +1,324 @@
+package agent
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/offtop/offtop/internal/link"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
+)
+
+// DefaultPath is where Mount serves the agent, beside /debug/pprof/ and
+// /debug/vars.
+const DefaultPath = "/debug/offtop/"
+
+// Limits of what a client may cost the program.
+const (
+	// MaxBodyBytes bounds an action's request body.
+	MaxBodyBytes = 4 << 10
+	// ClientBuffer is how many encoded samples wait for one client; a
+	// client further behind is dropped.
+	ClientBuffer = 16
+	// WriteTimeout bounds one write to a stream client; past it the client
+	// is dropped.
+	WriteTimeout = 5 * time.Second
+	// MaxClients bounds the streams served at once; one more gets 503.
+	MaxClients = 16
+)
+
+// SchemaVersion is the version of the stream's objects (their schema field).
+const SchemaVersion = session.SchemaVersion
+
+// Errors of New and Listen; match with errors.Is.
+var (
+	// ErrNotLoopback: Listen was given an address that is not loopback
+	// without Options.AllowRemote.
+	ErrNotLoopback = errors.New("agent: address is not loopback (set AllowRemote to serve another)")
+	// ErrNoPool: Control was asked with no Pool to resize.
+	ErrNoPool = errors.New("agent: Control needs a Pool")
+)
+
+// Options configure an Agent. The zero value is usable: a program named
+// "program" with no pool, the Loop probe on a goroutine of the agent's
+// own, no control, loopback only, samples every 250 ms.
+type Options struct {
+	// Name is what the dashboard shows for the program.
+	Name string
+	// Pool is the program's pool: a *pool.Pool, or a *pool.Meter over a
+	// pool of its own (package contrib/ants, contrib/pond). Its workers'
+	// busy and on-CPU time, its queue and its tasks' latency are sampled,
+	// and, with Control, it is resized by the dashboard's keys. nil: none.
+	// The agent never closes it.
+	Pool pool.Accounted
+	// Post runs fn later on the program's single-goroutine loop, without
+	// blocking: the Loop probe is posted there every Resolution and reads
+	// how late that loop runs things. nil: a goroutine of the agent's own.
+	Post func(fn func())
+	// Control lets an attached offtop with the token resize Pool, change
+	// GOMAXPROCS and reset the figures. Needs Pool.
+	Control bool
+	// AllowRemote serves requests that arrive on a non-loopback address,
+	// and lets Listen bind one. Off, such a request gets 403.
+	AllowRemote bool
+	// Interval is the sampling period (250 ms when 0), Resolution the Loop
+	// probe's (10 ms when 0), Window the span of sliding percentiles (5 s
+	// when 0).
+	Interval, Resolution, Window time.Duration
+	// TokenDir is where the token file is made ($XDG_RUNTIME_DIR, else
+	// os.TempDir, when empty).
+	TokenDir string
+	// Logf logs the token file's path (log.Printf when nil).
+	Logf func(format string, args ...any)
+}
+
+// Info is what GET DefaultPath answers: enough for a client to know it
+// speaks to an offtop agent of its schema, and where the token is.
+type Info struct {
+	Agent   string `json:"agent"`   // always "offtop"
+	Schema  int    `json:"schema"`  // SchemaVersion of the stream's objects
+	Name    string `json:"name"`    // Options.Name (the stream's scenario field)
+	PID     int    `json:"pid"`     // the program's process id
+	Control bool   `json:"control"` // Options.Control: actions are taken, with the token
+	// IntervalMS is the sampling period: a stream line comes this often.
+	IntervalMS int64 `json:"interval_ms"`
+	// TokenFile is the path of the token file; empty without Control.
+	TokenFile string `json:"token_file,omitempty"`
+}
+
+// Agent samples the program and serves its Snapshot stream. Make one with
+// New or Listen.
+type Agent struct {
+	o     Options
+	s     *session.Session
+	info  Info
+	token string
+	hub   *hub
+	srv   *http.Server // Listen's, nil after New
+	ln    net.Listener
+
+	closeOnce sync.Once
+	done      chan struct{} // closed when the hub has stopped
+}
+
+// New starts sampling the program as o says and, with o.Control, makes the
+// token file and logs its path. Serve it with Mount or Handler; stop it
+// with Close.
+func New(o Options) (*Agent, error) {
+	engine := link.PoolEngine(o.Pool)
+	if o.Control && engine == nil {
+		return nil, ErrNoPool
+	}
+	if o.Logf == nil {
+		o.Logf = log.Printf
+	}
+	s, err := session.New(session.Config{
+		Interval: o.Interval, Resolution: o.Resolution, Window: o.Window,
+		Program: &session.Program{Name: o.Name, Pool: engine, Post: o.Post},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	a := &Agent{o: o, s: s, done: make(chan struct{})}
+	snap := s.Snapshot()
+	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: os.Getpid(), Control: o.Control,
+		IntervalMS: snap.Interval.Milliseconds()}
+	if o.Control {
+		path, tok, err := writeToken(o.TokenDir)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		a.info.TokenFile, a.token = path, tok
+		o.Logf("offtop agent: control token in %s (mode 0600)", path)
+	}
+	a.hub = newHub(s.Snapshot)
+	go func() {
+		defer close(a.done)
+		a.hub.run(s.Samples())
+	}()
+	return a, nil
+}
+
+// Info is what the agent says about itself at DefaultPath.
+func (a *Agent) Info() Info { return a.info }
+
+// Mount serves the agent at DefaultPath on mux.
+func (a *Agent) Mount(mux *http.ServeMux) { mux.Handle(DefaultPath, a.Handler()) }
+
+// Handler serves the agent's endpoints (see the package doc) at
+// DefaultPath; it answers 404 elsewhere.
+func (a *Agent) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.o.AllowRemote && !fromLoopback(r) {
+			http.Error(w, "offtop agent: loopback only", http.StatusForbidden)
+			return
+		}
+		switch strings.TrimPrefix(r.URL.Path, DefaultPath) {
+		case "":
+			a.serveInfo(w, r)
+		case "stream":
+			a.serveStream(w, r)
+		case "action":
+			a.serveAction(w, r)
+		case "control":
+			a.serveControl(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// fromLoopback reports whether r arrived on a loopback address of this
+// host (the server's side of the connection).
+func fromLoopback(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.Network() == "unix" // a socket file: as local as it gets
+	}
+	return tcp.IP.IsLoopback()
+}
+
+func (a *Agent) serveInfo(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(a.info)
+}
+
+func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	c, first, ok := a.hub.join()
+	if !ok {
+		http.Error(w, "offtop agent: too many clients, or closed", http.StatusServiceUnavailable)
+		return
+	}
+	defer a.hub.leave(c)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	write := func(line []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		if _, err := w.Write(line); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write(first) {
+		return
+	}
+	for {
+		select {
+		case line := <-c.lines:
+			if !write(line) {
+				return
+			}
+		case <-c.dropped:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// authorized answers 403 without control and 401 without the right
+// token, and reports whether the request may control the program.
+func (a *Agent) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if !a.o.Control {
+		http.Error(w, "offtop agent: this program does not take control (agent.Options.Control)", http.StatusForbidden)
+		return false
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(a.token)) != 1 {
+		http.Error(w, "offtop agent: no token, or a wrong one", http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+// serveControl answers 204 when the request may control the program, so
+// a client can know before its first key.
+func (a *Agent) serveControl(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	if a.authorized(w, r) {
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (a *Agent) serveAction(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if !a.authorized(w, r) {
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "offtop agent: body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "offtop agent: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var act session.Action
+	if err := json.Unmarshal(body, &act); err != nil {
+		http.Error(w, "offtop agent: not an action: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := a.s.Apply(act); err != nil {
+		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, "{\"ok\":true}\n")
+}
+
+// Addr is the address Listen bound; nil after New.
+func (a *Agent) Addr() net.Addr {
+	if a.ln == nil {
+		return nil
+	}
+	return a.ln.Addr()
+}
+
+// Close stops Listen's server (if any), ends every stream, stops the
+// sampler and the probes, and removes the token file. It leaves the pool
+// to its owner. Safe to call twice; returns when all is down.
+func (a *Agent) Close() {
+	a.closeOnce.Do(func() {
+		if a.srv != nil {
+			_ = a.srv.Close()
+		}
+		a.s.Close() // closes Samples: the hub drops every client and returns
+		<-a.done
+		if a.info.TokenFile != "" {
+			_ = os.Remove(a.info.TokenFile)
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/offtop/offtop/internal/remote"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/ui"
+)
+
+// attachOptions are what `offtop attach` adds to options: the agent's
+// client, dialled before the front end starts.
+type attachOptions struct {
+	addr   string
+	client *remote.Client
+}
+
+const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent
+  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)
+flags:
+  --token T           the agent's control token (default: read the token file the agent names)
+  --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
+  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q" (see offtop --help)
+  --duration D        stop after D (default: run until q)
+  --interval D        redraw period (default 250ms; the agent samples at its own)
+  --no-summary        print no summary at the end
+keys: + - up down 0-9 (pool size) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
+When the program goes away the dashboard says "disconnected" and attach
+reconnects every 0.5s; --headless writes no line meanwhile and says so on
+stderr.`
+
+const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
+
+// openSource is the Source a front end runs against: the agent's client
+// when attached, else a new in-process session.
+func (o options) openSource() (session.Source, error) {
+	if o.attach != nil {
+		return o.attach.client, nil
+	}
+	return session.New(o.session)
+}
+
+// parseAttach reads `offtop attach` arguments; ADDR may come before or
+// after the flags.
+func parseAttach(args []string) (options, string, error) {
+	var o options
+	fs := flag.NewFlagSet("offtop attach", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	token := fs.String("token", "", "")
+	fs.BoolVar(&o.headless, "headless", false, "")
+	fs.BoolVar(&o.noSummary, "no-summary", false, "")
+	fs.DurationVar(&o.duration, "duration", 0, "")
+	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
+	keys := fs.String("keys", "", "")
+	// Flags and ADDR in any order: parse up to a word, take it, go on.
+	var addr string
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return o, "", flag.ErrHelp
+			}
+			return o, "", usagef("attach: %s", flagError(fs, err))
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if addr == "" {
+			addr = fs.Arg(0)
+		} else {
+			rest = append(rest, fs.Arg(0))
+		}
+		args = fs.Args()[1:]
+	}
+	switch {
+	case addr == "":
+		return o, "", usagef("attach: no ADDR (host:port of the program's agent)")
+	case len(rest) > 0:
+		return o, "", usagef("attach: unexpected argument: %s", quote(rest[0]))
+	case o.duration < 0:
+		return o, "", usagef("attach: --duration: negative (0 runs until you quit): %v", o.duration)
+	case o.session.Interval < time.Millisecond || o.session.Interval > time.Minute:
+		return o, "", usagef("attach: --interval: out of range 1ms..1m: %v", o.session.Interval)
+	}
+	steps, err := parseKeys(*keys)
+	if err != nil {
+		return o, "", usagef("attach: --keys: %v", err)
+	}
+	o.keys = steps
+	o.attach = &attachOptions{addr: addr}
+	return o, *token, nil
+}
+
+// runAttach is `offtop attach`: the dashboard or --headless against the
+// agent at ADDR. An agent that cannot be read, or that refuses the
+// control a --keys script needs, is one line naming the cause and exit 2.
+func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
+	o, token, err := parseAttach(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return printed(fmt.Fprintln(stdout, attachUsage))(stderr)
+	case err != nil:
+		fmt.Fprintf(stderr, "offtop: %v\n%s\n", err, attachShortUsage)
+		return exitUsage
+	}
+	if !o.headless && !isTerminal(stdout) {
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
+	}
+	c, err := remote.Dial(o.attach.addr, remote.Options{Token: token})
+	if err != nil {
+		return exitCode(usagef("attach %s: %v", quote(o.attach.addr), err), stderr)
+	}
+	o.attach.client = c
+	if scriptControls(o.keys) {
+		if err := c.CheckControl(); err != nil {
+			c.Close()
+			return exitCode(usagef("attach %s: --keys: %v", quote(o.attach.addr), err), stderr)
+		}
+	}
+	o.session.Scenario = c.Snapshot().Scenario
+	if o.headless {
+		err = runHeadless(o, stdout, stderr, cr)
+	} else {
+		err = runTUI(o, stdout, cr)
+	}
+	if cr.isCrashed() {
+		return cr.fail()
+	}
+	return exitCode(err, stderr)
+}
+
+// scriptControls reports whether a --keys script sends an action (a key
+// that is more than q, ? or d).
+func scriptControls(steps []step) bool {
+	for _, s := range steps {
+		if _, _, ok := ui.ActionFor(s.Key); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// linkNotes tells, on stderr, when a remote Source's stream breaks and
+// when it is back, so --headless never writes a disconnected sample as
+// if it were figures. One per Source, on the writer's goroutine.
+type linkNotes struct {
+	w    io.Writer
+	down bool
+}
+
+// skip reports whether s is a disconnected marker (to write no line for),
+// saying so once per break, and that the link is back at the next sample.
+func (l *linkNotes) skip(s session.Snapshot) bool {
+	switch {
+	case !s.Disconnected.IsZero():
+		if !l.down {
+			fmt.Fprintf(l.w, "offtop: disconnected from %s at %s; reconnecting every %v\n",
+				s.Remote, s.Disconnected.Format("15:04:05"), remote.RetryEvery)
+		}
+		l.down = true
+		return true
+	case l.down:
+		fmt.Fprintf(l.w, "offtop: reconnected to %s\n", s.Remote)
+		l.down = false
+	}
+	return false
+}

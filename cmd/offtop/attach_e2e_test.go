@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+var (
+	serviceOnce sync.Once
+	servicePath string
+	serviceErr  error
+)
+
+// buildService builds examples/service once per test binary run.
+func buildService(t *testing.T) string {
+	t.Helper()
+	serviceOnce.Do(func() {
+		dir := filepath.Dir(buildBinary(t))
+		servicePath = filepath.Join(dir, "service")
+		out, err := exec.Command("go", "build", "-o", servicePath, "../../examples/service").CombinedOutput()
+		if err != nil {
+			serviceErr = fmt.Errorf("go build examples/service: %v\n%s", err, out)
+		}
+	})
+	if serviceErr != nil {
+		t.Fatal(serviceErr)
+	}
+	return servicePath
+}
+
+var servingRE = regexp.MustCompile(`serving http://([0-9.:]+)/ping`)
+
+// startService runs the example on listen and returns its address once it
+// says it serves; it is killed at the end of the test (or by kill).
+func startService(t *testing.T, listen string, args ...string) (addr string, kill func()) {
+	t.Helper()
+	cmd := exec.Command(buildService(t), append([]string{"--listen", listen}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	kill = func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(kill)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case addr = <-found:
+		return addr, kill
+	case <-time.After(10 * time.Second):
+		t.Fatal("the example did not say where it serves within 10s")
+	}
+	return "", kill
+}
+
+func poolWorkers(t *testing.T, addr string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct{ Workers int }
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Workers
+}
+
+// TestAttachExampleHeadless is issue 12's must-hold: attached to the
+// example, --headless lines have every field a local run has, lines
+// written after 3.5s (the 3s:4 step, plus a margin for the round trip)
+// say 4 workers, and the example's own pool has 4.
+func TestAttachExampleHeadless(t *testing.T) {
+	addr, _ := startService(t, "127.0.0.1:0")
+	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "6s", "--keys", "3s:4")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 4<<20)
+	var n, late int
+	for sc.Scan() {
+		at := time.Since(start)
+		n++
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", n, err, sc.Text())
+		}
+		for _, k := range append(session.RequiredJSONFields, "schema") {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("line %d has no %q:\n%s", n, k, sc.Text())
+			}
+		}
+		if m["schema"] != float64(session.SchemaVersion) {
+			t.Fatalf("line %d: schema %v", n, m["schema"])
+		}
+		if at > 3500*time.Millisecond {
+			late++
+			if m["workers"] != float64(4) {
+				t.Errorf("line %d at %v says %v workers, want 4", n, at.Round(time.Millisecond), m["workers"])
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("attach: %v\n%s", err, stderr.String())
+	}
+	if n < 10 || late < 3 {
+		t.Fatalf("%d lines, %d after 3.5s: want a line every 250ms for 6s\n%s", n, late, stderr.String())
+	}
+	if w := poolWorkers(t, addr); w != 4 {
+		t.Fatalf("the example's pool has %d workers, want 4", w)
+	}
+	if !strings.Contains(stderr.String(), "service") {
+		t.Errorf("no summary of the service on stderr:\n%s", stderr.String())
+	}
+}
+
+// TestAttachRefusals: each cause is one line naming it, exit 2.
+func TestAttachRefusals(t *testing.T) {
+	bin := buildBinary(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	notAgent := httptest.NewServer(http.NotFoundHandler())
+	defer notAgent.Close()
+	otherSchema := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"agent":"offtop","schema":99}`)
+	}))
+	defer otherSchema.Close()
+	addr, _ := startService(t, "127.0.0.1:0")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unreachable", []string{closed}, "unreachable"},
+		{"not an agent", []string{notAgent.URL}, "not an offtop agent"},
+		{"other schema", []string{otherSchema.URL}, "another schema version"},
+		{"wrong token", []string{addr, "--token", "nope", "--keys", "1s:4"}, "control refused: wrong token"},
+		{"no address", nil, "no ADDR"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"attach", "--headless"}, c.args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := -1
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			msg := strings.TrimSpace(stderr.String())
+			first, _, _ := strings.Cut(msg, "\n")
+			if code != exitUsage || !strings.Contains(first, c.want) {
+				t.Fatalf("exit %d, stderr %q: want exit 2 and %q on the first line", code, msg, c.want)
+			}
+		})
+	}
+	if w := poolWorkers(t, addr); w != 2 {
+		t.Fatalf("a refused attach changed the pool: %d workers, want 2", w)
+	}
+}
+
+// freePort is a loopback address nobody listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestAttachTUIDisconnected: the example killed mid-attach, the dashboard
+// says "disconnected" (no panic, no figures); restarted on the same
+// address, live figures are back within 2s; q exits 0 and restores the
+// terminal.
+func TestAttachTUIDisconnected(t *testing.T) {
+	bin := buildBinary(t)
+	listen := freePort(t)
+	addr, kill := startService(t, listen)
+	tm := newTmux(t, 100, 30, bin+" attach "+addr+"; echo EXIT=$?; sleep 60")
+	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "service") && strings.Contains(s, "sizes tried")
+	})
+	kill()
+	tm.waitScreen("disconnected", 3*time.Second, func(s string) bool {
+		return strings.Contains(s, "disconnected from "+addr) && !strings.Contains(s, "sizes tried")
+	})
+	startService(t, listen)
+	back := time.Now()
+	tm.waitScreen("live figures again", 2*time.Second, func(s string) bool {
+		return strings.Contains(s, "sizes tried") && !strings.Contains(s, "disconnected")
+	})
+	t.Logf("live again %v after the example said it serves", time.Since(back).Round(time.Millisecond))
+	tm.run("send-keys", "q")
+	s := tm.waitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	if !strings.Contains(s, "EXIT=0") {
+		t.Errorf("exit status not 0:\n%s", s)
+	}
+	if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
+		t.Errorf("alternate screen still on (%s)", alt)
+	}
+}
+
+// TestServiceRefusesNonLoopback: the example binds another address only
+// with --allow-remote.
+func TestServiceRefusesNonLoopback(t *testing.T) {
+	out, err := exec.Command(buildService(t), "--listen", "0.0.0.0:0").CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "not loopback") {
+		t.Fatalf("--listen 0.0.0.0:0: %v\n%s", err, out)
+	}
+}

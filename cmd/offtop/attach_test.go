@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// TestLinkNotesSkipDisconnected pins what --headless does while the
+// program is gone: no line for the marker, one note per break, one when
+// it is back.
+func TestLinkNotesSkipDisconnected(t *testing.T) {
+	var b strings.Builder
+	l := linkNotes{w: &b}
+	live := session.Snapshot{Remote: "127.0.0.1:7070", Workers: 2}
+	gone := session.Snapshot{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}
+	for i, c := range []struct {
+		s    session.Snapshot
+		skip bool
+	}{{live, false}, {gone, true}, {gone, true}, {live, false}, {live, false}} {
+		if got := l.skip(c.s); got != c.skip {
+			t.Fatalf("sample %d: skip %v, want %v", i, got, c.skip)
+		}
+	}
+	want := "offtop: disconnected from 127.0.0.1:7070 at 09:12:03; reconnecting every 500ms\n" +
+		"offtop: reconnected to 127.0.0.1:7070\n"
+	if b.String() != want {
+		t.Fatalf("notes:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestParseAttach(t *testing.T) {
+	o, tok, err := parseAttach([]string{"--headless", "127.0.0.1:7070", "--token", "abc", "--keys", "3s:4"})
+	if err != nil || o.attach.addr != "127.0.0.1:7070" || tok != "abc" || !o.headless || len(o.keys) != 1 {
+		t.Fatalf("%+v %q %v", o, tok, err)
+	}
+	for _, args := range [][]string{nil, {"a:1", "b:2"}, {"a:1", "--duration", "-1s"}, {"a:1", "--keys", "x"}} {
+		if _, _, err := parseAttach(args); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}

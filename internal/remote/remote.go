@@ -1,0 +1,463 @@
+// Package remote is the attach client: a session.Source that reads an
+// offtop agent's Snapshot stream over HTTP (package agent) and posts
+// Actions to it, so the dashboard and the headless writer run against
+// another program exactly as against an in-process session.
+//
+// When the stream breaks, the client's Snapshot says Disconnected (with
+// the time) and carries no figures; it reconnects every RetryEvery, and a
+// program that comes back (a new process on the same address: new token,
+// new figures) is read again, its token file found again unless a token
+// was given.
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// RetryEvery is how often a broken stream is tried again.
+const RetryEvery = 500 * time.Millisecond
+
+// Errors of Dial, each naming a cause; match with errors.Is.
+var (
+	ErrUnreachable = errors.New("unreachable")
+	ErrNotAgent    = errors.New("not an offtop agent")
+	ErrSchema      = errors.New("another schema version")
+	// ErrRefused: the agent refused an action (no control, no token, a
+	// wrong one).
+	ErrRefused = errors.New("control refused")
+)
+
+// Options configure Dial.
+type Options struct {
+	// Token is the agent's control token; empty: read the token file the
+	// agent names (on this machine, as this user), if it can be read.
+	Token string
+	// Client is the HTTP client (a fresh one when nil). Its Timeout must be
+	// 0: the stream is one long response.
+	Client *http.Client
+}
+
+// Client is a session.Source reading one agent. Make it with Dial.
+type Client struct {
+	base   *url.URL // the agent's root, ending in agent.DefaultPath
+	addr   string   // as the user wrote it, for the screen
+	hc     *http.Client
+	token0 string // the token given, "" to find it
+
+	samples chan session.Snapshot
+	actions chan posted
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	once    sync.Once
+
+	mu    sync.Mutex // guards the fields below
+	last  session.Snapshot
+	info  agent.Info
+	token string
+}
+
+type posted struct {
+	a   session.Action
+	res chan error
+}
+
+// BaseURL turns ADDR as typed (host:port, or an http URL, with or without
+// the agent's path) into the agent's root URL.
+func BaseURL(addr string) (*url.URL, error) {
+	raw := addr
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("not host:port or an http URL: %q", addr)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("not an http URL: %q", addr)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = agent.DefaultPath
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u, nil
+}
+
+// Dial checks that addr is an agent of this schema, opens its stream and
+// returns a Client reading it. Errors name the cause (ErrUnreachable,
+// ErrNotAgent, ErrSchema).
+func Dial(addr string, o Options) (*Client, error) {
+	base, err := BaseURL(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotAgent, err)
+	}
+	hc := o.Client
+	if hc == nil {
+		hc = &http.Client{Transport: &http.Transport{
+			DialContext:           (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+			ResponseHeaderTimeout: 5 * time.Second,
+		}}
+	}
+	c := &Client{base: base, addr: addr, hc: hc, token0: o.Token,
+		samples: make(chan session.Snapshot, 1024), actions: make(chan posted, 64)}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	st, err := c.connect()
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	var dec session.Decoder
+	first := time.AfterFunc(st.stale, st.cancel) // a stream that never sends
+	err = c.readLine(st, &dec)
+	first.Stop()
+	if err != nil { // the agent sends its newest sample at once
+		st.Close()
+		st.cancel()
+		c.cancel()
+		if errors.Is(err, ErrNotAgent) || errors.Is(err, ErrSchema) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: the stream ended before its first sample: %v", ErrNotAgent, err)
+	}
+	c.wg.Add(2)
+	go c.read(st, &dec)
+	go c.control()
+	return c, nil
+}
+
+// stream is an open Snapshot stream.
+type stream struct {
+	*bufio.Reader
+	io.Closer
+	cancel context.CancelFunc // ends the request: a stream gone silent
+	stale  time.Duration      // no line for this long: the stream is dead
+}
+
+// connect reads the agent's Info, finds the token, and opens the stream.
+func (c *Client) connect() (stream, error) {
+	info, err := c.fetchInfo()
+	if err != nil {
+		return stream{}, err
+	}
+	tok := c.token0
+	if tok == "" && info.TokenFile != "" {
+		if b, err := os.ReadFile(info.TokenFile); err == nil {
+			tok = strings.TrimSpace(string(b))
+		}
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+"stream", nil)
+	if err != nil {
+		cancel()
+		return stream{}, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		cancel()
+		return stream{}, c.unreachable(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, resp.Status)
+	}
+	c.mu.Lock()
+	c.info, c.token = info, tok
+	c.mu.Unlock()
+	stale := StaleAfter
+	if iv := time.Duration(info.IntervalMS) * time.Millisecond; 4*iv > stale {
+		stale = 4 * iv
+	}
+	return stream{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body, cancel, stale}, nil
+}
+
+func (c *Client) fetchInfo() (agent.Info, error) {
+	var info agent.Info
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.base.String(), nil)
+	if err != nil {
+		return info, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return info, c.unreachable(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return info, fmt.Errorf("%w: %s answers %s", ErrNotAgent, c.base, resp.Status)
+	}
+	if err := json.Unmarshal(b, &info); err != nil || info.Agent != "offtop" {
+		return info, fmt.Errorf("%w: %s does not answer as one", ErrNotAgent, c.base)
+	}
+	if info.Schema != session.SchemaVersion {
+		return info, fmt.Errorf("%w: the agent speaks schema %d, this offtop %d", ErrSchema, info.Schema, session.SchemaVersion)
+	}
+	return info, nil
+}
+
+func (c *Client) unreachable(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("%w: nothing listens on %s", ErrUnreachable, c.base.Host)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnreachable, c.base.Host, err)
+}
+
+// read decodes the stream into samples; when it breaks, it marks the
+// client disconnected and reconnects every RetryEvery until Close.
+func (c *Client) read(st stream, dec *session.Decoder) {
+	defer c.wg.Done()
+	defer close(c.samples)
+	for {
+		c.readAll(st, dec)
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.mu.Lock()
+		name := c.last.Scenario
+		c.last = session.Snapshot{Scenario: name, Remote: c.addr, Disconnected: time.Now()}
+		gone := c.last
+		c.mu.Unlock()
+		c.push(gone)
+		dec.Reset() // another process, or the same after a gap: history afresh
+		for {
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-time.After(RetryEvery):
+			}
+			var err error
+			if st, err = c.connect(); err == nil {
+				break
+			}
+			c.mu.Lock()
+			c.last.Retry = err.Error()
+			c.mu.Unlock()
+		}
+	}
+}
+
+// StaleAfter is how long a stream may go without a line before the
+// client takes it for dead (a program stopped with SIGSTOP, or a host
+// gone without closing the connection), at least 4 sample intervals.
+const StaleAfter = 3 * time.Second
+
+// readAll reads st until it ends, fails or goes silent for st.stale, and
+// closes it.
+func (c *Client) readAll(st stream, dec *session.Decoder) {
+	defer st.Close()
+	defer st.cancel()
+	lines := make(chan struct{}, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // the watchdog: a silent stream is cancelled
+		t := time.NewTimer(st.stale)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-lines:
+				t.Reset(st.stale)
+			case <-t.C:
+				st.cancel()
+				return
+			}
+		}
+	}()
+	for c.readLine(st, dec) == nil {
+		select {
+		case lines <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// maxLine bounds one line of the stream.
+const maxLine = 4 << 20
+
+// readLine reads one sample from st into last and Samples.
+func (c *Client) readLine(st stream, dec *session.Decoder) error {
+	var line []byte
+	for {
+		part, more, err := st.ReadLine()
+		if err != nil {
+			return err
+		}
+		if line = append(line, part...); len(line) > maxLine {
+			return fmt.Errorf("%w: a line over %d bytes", ErrNotAgent, maxLine)
+		}
+		if !more && len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
+		if !more {
+			line = line[:0]
+		}
+	}
+	var j session.SnapshotJSON
+	if err := json.Unmarshal(line, &j); err != nil {
+		return fmt.Errorf("%w: a line that is not a sample", ErrNotAgent)
+	}
+	if j.Schema != session.SchemaVersion {
+		return fmt.Errorf("%w: the stream is schema %d, this offtop %d", ErrSchema, j.Schema, session.SchemaVersion)
+	}
+	s := dec.Snapshot(j)
+	s.Remote = c.addr
+	c.mu.Lock()
+	c.last = s
+	c.mu.Unlock()
+	c.push(s)
+	return nil
+}
+
+// push hands s to Samples, dropping the oldest when the reader is far
+// behind (as the session does).
+func (c *Client) push(s session.Snapshot) {
+	select {
+	case c.samples <- s:
+	default:
+		select {
+		case <-c.samples:
+		default:
+		}
+		c.samples <- s
+	}
+}
+
+// Samples gets every sample read, and a Disconnected one when the stream
+// breaks; closed by Close.
+func (c *Client) Samples() <-chan session.Snapshot { return c.samples }
+
+// Snapshot is the newest sample, or the Disconnected one.
+func (c *Client) Snapshot() session.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Post queues a for the agent and returns at once; the channel gets nil
+// when the agent applied it, or an error: ErrRefused (no control, no
+// token, a wrong one), session.ErrAction (the agent could not apply it),
+// or the agent unreachable.
+func (c *Client) Post(a session.Action) <-chan error {
+	res := make(chan error, 1)
+	if !session.ProgramActions(a.Kind) {
+		res <- fmt.Errorf("%w: %s is not available in an attached program", session.ErrAction, a.Kind)
+		return res
+	}
+	select {
+	case <-c.ctx.Done():
+		res <- fmt.Errorf("%w: closed", session.ErrAction)
+		return res
+	default:
+	}
+	select {
+	case c.actions <- posted{a, res}:
+	default:
+		res <- fmt.Errorf("%w: %w", session.ErrAction, session.ErrBusy)
+	}
+	return res
+}
+
+// control sends posted actions one at a time, in order.
+func (c *Client) control() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.ctx.Done():
+			for {
+				select {
+				case p := <-c.actions:
+					p.res <- fmt.Errorf("%w: closed", session.ErrAction)
+				default:
+					return
+				}
+			}
+		case p := <-c.actions:
+			p.res <- c.send(p.a)
+		}
+	}
+}
+
+// CheckControl asks the agent whether this client may send actions: nil,
+// or an error wrapping ErrRefused naming why not.
+func (c *Client) CheckControl() error { return c.request(http.MethodGet, "control", nil) }
+
+func (c *Client) send(a session.Action) error {
+	body, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return c.request(http.MethodPost, "action", body)
+}
+
+// request sends one control request with the token and maps the answer.
+func (c *Client) request(method, path string, body []byte) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	tok := c.token
+	c.mu.Unlock()
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	why := strings.TrimSpace(string(msg))
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusNoContent:
+		return nil
+	case http.StatusUnauthorized:
+		if tok == "" {
+			return fmt.Errorf("%w: no token (give --token, or run as the user who can read the agent's token file)", ErrRefused)
+		}
+		return fmt.Errorf("%w: wrong token", ErrRefused)
+	case http.StatusForbidden:
+		return fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(why, "offtop agent: "))
+	case http.StatusUnprocessableEntity:
+		return fmt.Errorf("%w: %s", session.ErrAction, why)
+	}
+	return fmt.Errorf("%w: the agent answered %s: %s", ErrRefused, resp.Status, why)
+}
+
+// Close stops reading and reconnecting, and closes Samples. Safe twice.
+func (c *Client) Close() {
+	c.once.Do(func() {
+		c.cancel()
+		c.wg.Wait()
+	})
+}
+
+var _ session.Source = (*Client)(nil)

@@ -1,0 +1,60 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// actionNames are the ActionKinds as they travel in JSON (the agent's
+// action endpoint): {"kind":"set_workers","n":4}.
+var actionNames = map[ActionKind]string{
+	SetWorkers:        "set_workers",
+	AddWorkers:        "add_workers",
+	Load:              "load",
+	TogglePause:       "pause",
+	Reset:             "reset",
+	NextScenario:      "next_scenario",
+	AddGOMAXPROCS:     "add_gomaxprocs",
+	DefaultGOMAXPROCS: "default_gomaxprocs",
+	TogglePerTask:     "per_task",
+	Turn:              "turn",
+}
+
+// String is k's JSON name, or "kind N" for an unknown one.
+func (k ActionKind) String() string {
+	if n, ok := actionNames[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("kind %d", int(k))
+}
+
+type actionJSON struct {
+	Kind string `json:"kind"`
+	N    int    `json:"n"`
+	Key  string `json:"key,omitempty"` // Turn's knob
+}
+
+// MarshalJSON encodes a as {"kind":NAME,"n":N} (with "key" for Turn).
+func (a Action) MarshalJSON() ([]byte, error) {
+	n, ok := actionNames[a.Kind]
+	if !ok {
+		return nil, fmt.Errorf("%w: kind %d", ErrAction, int(a.Kind))
+	}
+	return json.Marshal(actionJSON{Kind: n, N: a.N, Key: a.Key})
+}
+
+// UnmarshalJSON decodes {"kind":NAME,"n":N}; an unknown kind is an error
+// wrapping ErrAction.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	var j actionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	for k, n := range actionNames {
+		if n == j.Kind {
+			*a = Action{Kind: k, N: j.N, Key: j.Key}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown kind %q", ErrAction, j.Kind)
+}

@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// disconnectedBody is the body while an attached program is gone
+// (s.Disconnected set): when the link broke, and that offtop is trying
+// again. No figure is shown: none is live.
+func disconnectedBody(s session.Snapshot, w, h int) []string {
+	lines := []string{
+		"",
+		theme.Err.Render(fmt.Sprintf("%s disconnected from %s at %s", markHot, s.Remote, s.Disconnected.Format("15:04:05"))),
+		"",
+		fmt.Sprintf("the program (%s) stopped answering: no figures until it is back.", s.Scenario),
+		"offtop reconnects when it is back on the same address.",
+	}
+	if s.Retry != "" {
+		lines = append(lines, "", theme.Faint.Render("last try: "+s.Retry))
+	}
+	return lines[:min(len(lines), h)]
+}
+
+// disconnectedHeader replaces the header's figures while disconnected.
+func disconnectedHeader(s session.Snapshot) string {
+	return theme.Title.Render("offtop attach "+s.Remote) + "  " + theme.Err.Render("disconnected")
+}

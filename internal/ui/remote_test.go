@@ -1,0 +1,39 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// TestDisconnectedShowsNoFigures: attached and the program gone, the
+// screen says so with the time, and shows no figure as if live.
+func TestDisconnectedShowsNoFigures(t *testing.T) {
+	s := session.Snapshot{Scenario: "service", Remote: "127.0.0.1:7070",
+		Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.Local), Workers: 4, Submitted: 99}
+	out := ansi.Strip(render(s, 100, 30, viewState{}))
+	for _, want := range []string{"disconnected from 127.0.0.1:7070 at 09:12:03", "offtop attach 127.0.0.1:7070"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q on screen:\n%s", want, out)
+		}
+	}
+	for _, stale := range []string{"workers 4", "sizes tried", "probe p99", "tab next"} {
+		if strings.Contains(out, stale) {
+			t.Errorf("%q on a disconnected screen:\n%s", stale, out)
+		}
+	}
+	if n := len(strings.Split(out, "\n")); n != 30 {
+		t.Errorf("%d lines, want 30", n)
+	}
+}
+
+func TestAttachedFooterHasNoScenarioKeys(t *testing.T) {
+	out := ansi.Strip(footer(100, viewState{}, true))
+	if strings.Contains(out, "tab") || strings.Contains(out, "load") || !strings.Contains(out, "GOMAXPROCS") {
+		t.Fatalf("attached footer: %q", out)
+	}
+}
