@@ -24,7 +24,7 @@ type step struct {
 //
 // OFFSET is a Go duration (time.ParseDuration: "0s", "1.5s", "1500ms",
 // "2m") from the start of the run, >= 0. KEY is any key the dashboard
-// takes, exactly as ui.Keys spells it: + - up down 0..9 [ ] tab space r
+// takes, exactly as ui.Keys spells it: + - up down 0..9 a [ ] tab space r
 // s S c ? q ctrl+c. E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order;
 // equal offsets keep their written order. An empty script has no steps.
 //

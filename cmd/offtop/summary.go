@@ -82,6 +82,9 @@ func (sm *summary) String() string {
 			b.WriteString("  " + l + "\n")
 		}
 		b.WriteString("  " + t.BestLine() + "\n")
+		if q := sm.last.Search; q.Fit != nil && q.Scenario == name && !q.Canceled { // the a key's search
+			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + q.Fit.Line + "\n")
+		}
 	}
 	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * best)\n")
 	return b.String()

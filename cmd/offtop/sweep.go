@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -23,13 +24,23 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
   --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
   --duration D      measured time per size (default 5s), after a short warm-up
   --scale F         work size multiplier (default 1)
+  --repeat K        runs of each size (default 3, 1..100), interleaved 1,2,4,1,2,4,...
+                    each on a fresh session; a row is the median of its runs
+  --load N          start each run N load steps up (] presses; negative: [);
+                    default the scenario's sweep load (io: +2, 160 calls/s)
+  --fit             fit the USL to throughput (at least 4 sizes of 1 or more)
+                    and recommend a size by the scenario's rule
+  --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
+                    DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a
+                    comparison) in HdrHistogram's interval log format
   --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
                     named as seed 001 names them (plain, cluster, worker_threads,
                     both)
   --per-task        run every size twice: on the pool, then a goroutine per task
   --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table
-progress goes to stderr, the table to stdout`
+progress goes to stderr, the table to stdout
+` + sweepColumns
 
 // runSweep is `offtop sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
@@ -41,6 +52,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	asJSON := fs.Bool("json", false, "")
+	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
+	fs.IntVar(&c.Load, "load", 0, "")
+	fs.BoolVar(&c.Fit, "fit", false, "")
+	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
 	loops := fs.String("loops", "", "")
 	fs.BoolVar(&c.PerTask, "per-task", false, "")
 	checkSeeds := seedFlags(fs, &c.Base, nil)
@@ -69,6 +84,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := checkSeeds(seen); err != nil {
 		return sweepUsageError(stderr, err.Error())
+	}
+	if msg := checkSizing(fs, &c, *repeat); msg != "" {
+		return sweepUsageError(stderr, msg)
 	}
 	if c.Duration < time.Second {
 		// Shorter runs hold fewer samples than a window needs (the

@@ -60,13 +60,19 @@ func (u USL) Throughput(n float64) float64 {
 
 // Peak is N* = sqrt((1 - sigma) / kappa), the size of highest modelled
 // throughput. ok is false when the model has no peak (kappa is 0 or sigma
-// at least 1): throughput then only rises, or only flattens.
+// at least 1, to within 1e-9): throughput then only rises, or only
+// flattens.
 func (u USL) Peak() (n float64, ok bool) {
-	if u.Kappa <= 0 || u.Sigma >= 1 {
+	if u.Kappa <= negligible || u.Sigma >= 1-negligible {
 		return 0, false
 	}
 	return math.Sqrt((1 - u.Sigma) / u.Kappa), true
 }
+
+// negligible is where sigma's distance from 1, or kappa, counts as none: a
+// fit's floating point leaves 1e-17 where the model has no term (N* would
+// read 3e8 workers, or 4e-8).
+const negligible = 1e-9
 
 // PeakWithin is Peak when it falls within the sizes fitted (MinN..MaxN):
 // a peak outside them is an extrapolation the data do not show, so ok is
@@ -115,7 +121,7 @@ func (u USL) Verdict() string {
 
 // FitUSL fits the USL to points by least squares on the relative error of
 // X (so a slow size weighs as much as a fast one), with lambda > 0 and
-// sigma, kappa >= 0. Points at the same N are kept as repeats. It needs
+// sigma within 0..1 and kappa >= 0. Points at the same N are kept as repeats. It needs
 // MinPoints distinct sizes (ErrTooFew) and every N >= 1 and X > 0, finite
 // (ErrBadPoint).
 func FitUSL(points []Point) (USL, error) {
@@ -132,10 +138,12 @@ func FitUSL(points []Point) (USL, error) {
 	pts := append([]Point(nil), points...)
 	sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
 
-	// The objective over x = (log lambda, sqrt sigma, sqrt kappa): the
-	// squares keep sigma and kappa >= 0 without a constrained method.
+	// The objective over x = (log lambda, asin sqrt sigma, sqrt kappa):
+	// sigma = sin^2 stays within 0..1 (a serial share) and kappa = x^2 >= 0
+	// without a constrained method.
 	model := func(x []float64) USL {
-		return USL{Lambda: math.Exp(x[0]), Sigma: x[1] * x[1], Kappa: x[2] * x[2]}
+		s := math.Sin(x[1])
+		return USL{Lambda: math.Exp(x[0]), Sigma: s * s, Kappa: x[2] * x[2]}
 	}
 	cost := func(x []float64) float64 {
 		u := model(x)
@@ -187,11 +195,11 @@ func starts(pts []Point) [][]float64 {
 		sigma = (say*sbb - sby*sab) / det
 		kappa = (saa*sby - sab*say) / det
 	}
-	sigma, kappa = max(sigma, 0), max(kappa, 0)
-	root := math.Sqrt
-	out := [][]float64{{math.Log(lambda), root(sigma), root(kappa)}}
+	sigma, kappa = min(max(sigma, 0), 1), max(kappa, 0)
+	asin := func(v float64) float64 { return math.Asin(math.Sqrt(v)) }
+	out := [][]float64{{math.Log(lambda), asin(sigma), math.Sqrt(kappa)}}
 	for _, g := range [][2]float64{{0.01, 0.0001}, {0.1, 0.01}, {0.5, 0.05}, {0.02, 0.1}} {
-		out = append(out, []float64{math.Log(lambda), root(g[0]), root(g[1])})
+		out = append(out, []float64{math.Log(lambda), asin(g[0]), math.Sqrt(g[1])})
 	}
 	return out
 }

@@ -190,3 +190,36 @@ func TestKnee(t *testing.T) {
 		t.Fatalf("linear knee %d, want the largest size 8", k)
 	}
 }
+
+// TestFlatAfterTheCores is a count sweep's shape on 2 cores, given: one
+// worker's throughput, twice it at 2 workers, no more at 3 and 4. The
+// peak lies between 1.5 and 3.5 and the knee is 2 (the must-hold,
+// on given numbers; the shape test measures it).
+func TestFlatAfterTheCores(t *testing.T) {
+	for _, xs := range [][]float64{{16, 32, 32, 32}, {16, 31, 30, 29}, {16, 33, 31, 32}} {
+		var pts []Point
+		for i, x := range xs {
+			pts = append(pts, Point{N: float64(i + 1), X: x})
+		}
+		u, err := FitUSL(pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := u.Peak()
+		if !ok || n < 1.5 || n > 3.5 || u.Knee() != 2 || u.Sigma < 0 || u.Sigma > 1 {
+			t.Errorf("%v: %+v, peak %.2f (%v), knee %d", xs, u, n, ok, u.Knee())
+		}
+	}
+}
+
+// TestSigmaStaysASerialShare: throughput that falls from the first size
+// on cannot push sigma past 1.
+func TestSigmaStaysASerialShare(t *testing.T) {
+	u, err := FitUSL([]Point{{1, 17.3}, {2, 17.5}, {3, 14.8}, {4, 17.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Sigma < 0 || u.Sigma > 1 || u.Kappa < 0 {
+		t.Errorf("%+v", u)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // MinHeld is how long a size must be held for the sizes panel to list it
@@ -94,15 +95,7 @@ func (t Table) BestLine() string {
 }
 
 // SizeName is a pool size in words: "inline", "1 worker", "4 workers".
-func SizeName(workers int) string {
-	switch workers {
-	case 0:
-		return "inline"
-	case 1:
-		return "1 worker"
-	}
-	return strconv.Itoa(workers) + " workers"
-}
+func SizeName(workers int) string { return sizing.SizeName(workers) }
 
 // SizeCell is a pool size in a table: "inline" for 0, else the number.
 func SizeCell(workers int) string {

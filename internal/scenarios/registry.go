@@ -26,6 +26,9 @@ type Meta struct {
 	Workers int
 	// Headline is the one figure to watch (HeadlineSpec).
 	Headline HeadlineSpec
+	// Sizing is how the size to pick is found, and the sweep's load
+	// (SizingSpec).
+	Sizing SizingSpec
 	// Knobs are its live settings besides the common keys, as data; the
 	// scenario's Turn applies them (Knobber).
 	Knobs []Knob
@@ -50,18 +53,21 @@ func init() {
 			SweepKeys: []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"},
 			KeepsLoop: true, // the Loop answers /ping
 			Headline:  HeadlineSpec{Name: "ping", Unit: "ms", LowerBetter: true},
+			Sizing:    SizingSpec{Rule: RuleLatency},
 			Knobs:     serverKnobs,
 			make:      func(c Config) Scenario { return newServer(c) }},
 		{Name: "login", Summary: "bursts of 40 PBKDF2-SHA512 logins (220,000 iterations) on a 4-worker pool that also serves 64KB file reads: reads wait behind hashing (seed 000 s6)",
 			KeepsLoop: true,         // a login server's Loop answers requests
 			Workers:   LoginWorkers, // libuv's default thread pool size
 			Headline:  HeadlineSpec{Name: "file read", Unit: "ms", LowerBetter: true},
+			Sizing:    SizingSpec{Rule: RuleLatency},
 			make:      func(c Config) Scenario { return newLogin(c) }},
 		{Name: "io", Summary: "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
 			// seed 004's figures: what the pool can serve, and the wait
 			SweepKeys: []string{"capacity_per_s", "request_p99_ms"},
 			Workers:   ioWorkers,
 			Headline:  HeadlineSpec{Name: "request", Unit: "ms", LowerBetter: true},
+			Sizing:    SizingSpec{Rule: RuleLittle, SweepLoad: 2},
 			Knobs:     ioKnobs,
 			make:      func(c Config) Scenario { return newIO(c) }},
 		{Name: "count", Summary: "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
@@ -69,6 +75,7 @@ func init() {
 			// first and median task of the batch came back (section 5)
 			SweepKeys: []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"},
 			Headline:  HeadlineSpec{Name: "batch wall", Unit: "ms", LowerBetter: true},
+			Sizing:    SizingSpec{Rule: RuleKnee},
 			Knobs:     countKnobs,
 			make:      func(c Config) Scenario { return newCount(c) }},
 		{Name: "breakeven", Summary: "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
@@ -77,6 +84,7 @@ func init() {
 			SweepKeys: []string{"inline_wall_ms", "copy_wall_ms", "move_wall_ms", "move_speedup",
 				"move_overhead_per_task_ms", "move_break_even_cpu_ms"},
 			Headline: HeadlineSpec{Name: "move batch wall", Unit: "ms", LowerBetter: true},
+			Sizing:   SizingSpec{Rule: RuleKnee},
 			Knobs:    breakevenKnobs,
 			make:     func(c Config) Scenario { return newBreakeven(c) }},
 		{Name: "crash", Summary: "a steady stream of ~1ms tasks; 5% panic, 1% hang past a 2s deadline: failed, timed out, abandoned, and no task pending forever (seed 003)",
@@ -84,9 +92,11 @@ func init() {
 			// what is abandoned, and the workers that replaced them
 			SweepKeys: []string{"panicked", "timed_out", "abandoned", "replaced"},
 			Headline:  HeadlineSpec{Name: "task wait+run", Unit: "ms", LowerBetter: true},
+			Sizing:    SizingSpec{Rule: RuleKnee},
 			make:      func(c Config) Scenario { return newCrash(c) }},
 		{Name: "stall", Summary: "the Loop busy-waits for exactly D every P (default 100ms every 1s): calibrates the probe",
 			Headline: probeHeadline,
+			Sizing:   SizingSpec{Rule: RuleKnee},
 			make:     func(c Config) Scenario { return newStall(c) }},
 	} {
 		if _, dup := registry[m.Name]; dup {

@@ -18,6 +18,8 @@ var actionNames = map[ActionKind]string{
 	DefaultGOMAXPROCS: "default_gomaxprocs",
 	TogglePerTask:     "per_task",
 	Turn:              "turn",
+	AutoSize:          "auto_size",
+	CancelAutoSize:    "cancel_auto_size",
 }
 
 // String is k's JSON name, or "kind N" for an unknown one.

@@ -115,6 +115,11 @@ func (d *Decoder) Snapshot(j SnapshotJSON) Snapshot {
 	for _, r := range j.Sizes {
 		s.Sizes = append(s.Sizes, r.Row())
 	}
+	if q := j.Search; q != nil {
+		s.Search = Search{Running: q.Running, Scenario: q.Scenario, Sizes: q.Sizes, Step: q.Step,
+			Hold: time.Duration(q.HoldS * float64(time.Second)), Left: time.Duration(q.LeftS * float64(time.Second)),
+			Canceled: q.Canceled, Err: q.Err, Fit: q.Fit}
+	}
 	p99 := math.NaN()
 	if j.ProbeP99SecMS != nil {
 		p99 = *j.ProbeP99SecMS

@@ -8,6 +8,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // TestDecodeRoundTrip pins that a remote dashboard sees what the line
@@ -15,6 +16,7 @@ import (
 func TestDecodeRoundTrip(t *testing.T) {
 	lat := hist.Summary{P50: 1500 * time.Microsecond, P90: 2 * time.Millisecond, P99: 9 * time.Millisecond,
 		P999: 12 * time.Millisecond, Max: 20 * time.Millisecond, Count: 400}
+	fitted := sizing.Recommend("server", []sizing.Obs{{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2}})
 	s := Snapshot{
 		Elapsed: 3250 * time.Millisecond, Scenario: "server", Look: "look here", Load: "2 clients", PerTask: true,
 		Workers: 2, GOMAXPROCS: 2, GOMAXPROCSSource: "runtime", NumCPU: 2, CPULimit: 1.5, AffinityCPUs: 2,
@@ -31,6 +33,8 @@ func TestDecodeRoundTrip(t *testing.T) {
 			Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
 			Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true}},
 		Resolution: 10 * time.Millisecond, Window: 5 * time.Second,
+		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: 5 * time.Second,
+			Left: 1500 * time.Millisecond, Fit: &fitted},
 	}
 	line, err := json.Marshal(s)
 	if err != nil {
@@ -51,6 +55,9 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 	if !bytes.Equal(line, again) {
 		t.Fatalf("round trip changed the line:\n%s\n%s", line, again)
+	}
+	if back.Search.Fit == nil || back.Search.Fit.Short() != fitted.Short() || back.Search.Left != 1500*time.Millisecond {
+		t.Fatalf("search %+v", back.Search)
 	}
 	if got := back.ProbeP99History; len(got) != 1 || got[0] != 2.5 {
 		t.Fatalf("history %v, want [2.5] (the line's last point)", got)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // LatencyJSON is a hist.Summary as it leaves offtop: milliseconds, with
@@ -90,6 +91,7 @@ type SnapshotJSON struct {
 	WindowS          float64        `json:"window_s"`
 	Extra            map[string]any `json:"extra"`
 	Sizes            []SizeJSON     `json:"sizes"`
+	Search           *SearchJSON    `json:"search"`
 	// Look, WorkerSlots, WorkerRetiring and ProbeP99SecMS (the Loop
 	// probe's corrected p99 over the last second, the charts' point) are
 	// what a remote dashboard needs beside the fields above.
@@ -97,6 +99,20 @@ type SnapshotJSON struct {
 	WorkerSlots    []int    `json:"worker_slots"`
 	WorkerRetiring []bool   `json:"worker_retiring"`
 	ProbeP99SecMS  *float64 `json:"probe_p99_1s_ms"`
+}
+
+// SearchJSON is the size search (Search) as it leaves offtop; the field
+// search is null until a search has run.
+type SearchJSON struct {
+	Running  bool        `json:"running"`
+	Scenario string      `json:"scenario"`
+	Sizes    []int       `json:"sizes"`
+	Step     int         `json:"step"`
+	HoldS    float64     `json:"hold_s"`
+	LeftS    float64     `json:"left_s"`
+	Canceled bool        `json:"canceled"`
+	Err      string      `json:"error,omitempty"`
+	Fit      *sizing.Fit `json:"fit"`
 }
 
 // SchemaVersion is the version of SnapshotJSON in the schema field. It
@@ -206,6 +222,10 @@ func (s Snapshot) JSON() SnapshotJSON {
 	}
 	for _, r := range s.Sizes {
 		j.Sizes = append(j.Sizes, r.JSON())
+	}
+	if q := s.Search; q.Sizes != nil {
+		j.Search = &SearchJSON{Running: q.Running, Scenario: q.Scenario, Sizes: q.Sizes, Step: q.Step,
+			HoldS: round3(q.Hold.Seconds()), LeftS: round3(q.Left.Seconds()), Canceled: q.Canceled, Err: q.Err, Fit: q.Fit}
 	}
 	if j.WorkerBusy == nil {
 		j.WorkerBusy = []float64{}

@@ -39,7 +39,7 @@ type ProgramPool = link.Engine
 // a pool resize (when it has a pool), reset, and GOMAXPROCS.
 func ProgramActions(k ActionKind) bool {
 	switch k {
-	case SetWorkers, AddWorkers, Reset, AddGOMAXPROCS, DefaultGOMAXPROCS:
+	case SetWorkers, AddWorkers, Reset, AddGOMAXPROCS, DefaultGOMAXPROCS, AutoSize, CancelAutoSize:
 		return true
 	}
 	return false

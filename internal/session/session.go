@@ -83,6 +83,8 @@ type Session struct {
 	cpus sysinfo.CPUs
 	// sizes is the per-size accounting (sizes.go).
 	sizes *sizes
+	// search is the size search (search.go).
+	search searcher
 
 	// actions is the FIFO of Posted actions; one goroutine (control)
 	// applies them in order, so keys pressed in a burst land in the order
@@ -373,6 +375,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.GOMAXPROCSSource = s.gmpSource
 	snap.GOMAXPROCS = runtime.GOMAXPROCS(0) // cheap: reads, sets nothing
 	snap.Oversubscribed = oversubscribed(snap)
+	snap.Search = s.search.state()
 	return snap
 }
 
@@ -393,6 +396,7 @@ func (s *Snapshot) control(ctl Snapshot) {
 	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
 	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
 	s.Oversubscribed = ctl.Oversubscribed
+	s.Search = ctl.Search
 	s.RuntimeGOMAXPROCS, s.GOMAXPROCSSource = ctl.RuntimeGOMAXPROCS, ctl.GOMAXPROCSSource
 }
 
@@ -443,6 +447,12 @@ func (s *Session) apply(a Action) error {
 	if err := s.programCheck(a); err != nil {
 		return err
 	}
+	if !a.search && a.Kind != AutoSize {
+		s.search.stop(true) // any other action cancels the search
+	}
+	if a.search && !s.search.active() {
+		return nil // posted by a search just canceled: a key came first
+	}
 	s.mu.Lock()
 	scen, workers := s.scen, s.workers
 	s.mu.Unlock()
@@ -450,6 +460,9 @@ func (s *Session) apply(a Action) error {
 		workers = s.pool.Stats().Size
 	}
 	switch a.Kind {
+	case AutoSize:
+		s.startSearch()
+	case CancelAutoSize: // stopped above
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
@@ -563,6 +576,8 @@ func (s *Session) switchScenario() error {
 // Safe to call twice; returns when all is down.
 func (s *Session) Close() {
 	s.closeMu.Do(func() {
+		s.search.stop(true)
+		s.search.wg.Wait()
 		close(s.stop)
 		<-s.controlDone
 		s.scen.Stop() // the control goroutine is gone: nobody swaps scen now

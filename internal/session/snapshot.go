@@ -109,6 +109,9 @@ type Snapshot struct {
 	// Sizes is the per-size accounting of every scenario run so far
 	// (SizeRow), scenarios in order of first use, sizes ascending.
 	Sizes []SizeRow
+	// Search is the size search's state (the a key; the zero value when
+	// none has run).
+	Search Search
 
 	Interval, Resolution, Window time.Duration
 	// SamplesMissed counts sample times skipped since the start because a
@@ -151,6 +154,12 @@ const (
 	// DefaultGOMAXPROCS gives GOMAXPROCS back to the runtime
 	// (runtime.SetDefaultGOMAXPROCS; the = key).
 	DefaultGOMAXPROCS
+	// AutoSize starts the size search (Search; the a key): sizes 1..2x
+	// the usable CPUs, each held one window, then the fit and the size
+	// picked. Any other action cancels it.
+	AutoSize
+	// CancelAutoSize stops the size search, keeping what it measured.
+	CancelAutoSize
 	// TogglePerTask turns the goroutine-per-task mode on or off (u).
 	TogglePerTask
 	// Turn turns the scenario's knob bound to Key (scenarios.Knob: server's
@@ -163,7 +172,9 @@ const (
 type Action struct {
 	Kind ActionKind
 	N    int
-	Key  string // Turn: the knob's key
+	// search marks the size search's own actions, which do not cancel it.
+	search bool
+	Key    string // Turn: the knob's key
 }
 
 // Balanced reports whether the pool's counts add up: Submitted =

@@ -18,6 +18,7 @@ import (
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // Config says what to sweep. Base is the session config every run starts
@@ -36,6 +37,17 @@ type Config struct {
 	// PerTask, when set, runs every row twice: on the pool, then with a
 	// goroutine per task (session.Config.PerTask), named pool and per-task.
 	PerTask bool
+	// Repeat runs every size that many times, interleaved (Schedule);
+	// 0 means 1. Each row is then the median of its runs (combine).
+	Repeat int
+	// Load is the load step every run starts at: that many Load actions
+	// of +1 (] presses; negative: [) right after the session starts.
+	Load int
+	// Fit fits the USL over the runs and picks a size (sizing.Recommend).
+	Fit bool
+	// HdrLog, when set, is a directory to write each size's histograms to
+	// (hdrlog.go).
+	HdrLog string
 }
 
 // SeedName is seed 001's name for a configuration: plain (1 Loop, no
@@ -135,18 +147,40 @@ type Row struct {
 	// Balanced reports that submitted = completed + failed + timed out +
 	// running + queued held at every sample of the run.
 	Balanced bool `json:"balanced"`
+	// ArrivalPerS is pool tasks submitted per second over the run;
+	// ServiceMS the mean time a task held a worker: the mean number of
+	// busy workers over the throughput (Little's law read backwards).
+	ArrivalPerS float64  `json:"arrival_per_s"`
+	ServiceMS   *float64 `json:"service_ms"`
+	// Repeats is how many runs the row combines; every figure above is
+	// their median, Spread each figure's median, min and max (keyed as in
+	// this JSON, extra figures as extra.KEY), Flags the figures whose
+	// spread (max - min) / median exceeds 10%.
+	Repeats int              `json:"repeats"`
+	Spread  map[string]Range `json:"spread"`
+	Flags   []string         `json:"flags"`
+	// lo and hi are the rows of minima and maxima the table prints (nil
+	// for a single run).
+	lo, hi *Row
 }
 
 // Result is a whole sweep.
 type Result struct {
-	Scenario   string        `json:"scenario"`
-	Columns    []string      `json:"columns"` // the keys of every row's Extra, in table order
-	GOMAXPROCS int           `json:"gomaxprocs"`
-	NumCPU     int           `json:"num_cpu"`
-	CPULimit   *float64      `json:"cpu_limit"`
-	DurationS  float64       `json:"duration_s"`
-	Rows       []Row         `json:"rows"`
-	Took       time.Duration `json:"-"`
+	Scenario   string   `json:"scenario"`
+	Columns    []string `json:"columns"` // the keys of every row's Extra, in table order
+	GOMAXPROCS int      `json:"gomaxprocs"`
+	NumCPU     int      `json:"num_cpu"`
+	CPULimit   *float64 `json:"cpu_limit"`
+	DurationS  float64  `json:"duration_s"`
+	Repeat     int      `json:"repeat"`
+	Load       int      `json:"load"`
+	Rows       []Row    `json:"rows"`
+	// Fit is the USL over every run and the size picked (--fit), null
+	// without --fit.
+	Fit  *sizing.Fit   `json:"fit"`
+	Took time.Duration `json:"-"`
+	// runs are every run of each row, in row order.
+	runs [][]Row
 }
 
 // Run sweeps c.Workers in order, printing one progress line per size to
@@ -164,11 +198,13 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		warm = min(c.Duration/5, 2*time.Second)
 	}
 	start := time.Now()
+	k := max(c.Repeat, 1)
 	// The machine line is right even if no row is measured (a sweep
 	// stopped at once); the first row's snapshot then sets it.
 	res := Result{Scenario: c.Base.Scenario, DurationS: c.Duration.Seconds(),
 		Columns:    scenarios.SweepKeys(c.Base.Scenario),
-		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
+		Repeat: k, Load: c.Load}
 	type conf struct {
 		loops, workers int
 		perTask        bool
@@ -189,7 +225,11 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 			}
 		}
 	}
-	for i, cf := range confs {
+	res.runs = make([][]Row, len(confs))
+	order := Schedule(len(confs), k)
+	var err error
+	for j, i := range order {
+		cf := confs[i]
 		base := c.Base
 		label := fmt.Sprintf("%d workers", cf.workers)
 		if cf.loops > 0 {
@@ -200,12 +240,14 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		if c.PerTask {
 			label += map[bool]string{false: ", pool", true: ", per-task"}[cf.perTask]
 		}
-		fmt.Fprintf(progress, "sweep: %s at %s (%d/%d), %v after a warm-up of at least %v\n",
-			res.Scenario, label, i+1, len(confs), c.Duration, warm)
-		row, snap, err := runOne(ctx, base, cf.workers, warm, c.Duration, res.Columns)
+		fmt.Fprintf(progress, "sweep: %s at %s (run %d/%d, repeat %d/%d), %v after a warm-up of at least %v\n",
+			res.Scenario, label, j+1, len(order), j/len(confs)+1, k, c.Duration, warm)
+		var row Row
+		var snap session.Snapshot
+		var h histograms
+		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns)
 		if err != nil {
-			res.Took = time.Since(start)
-			return res, err
+			break
 		}
 		row.Loops, row.PerTask = cf.loops, cf.perTask
 		switch {
@@ -221,23 +263,52 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 			v := snap.CPULimit
 			res.CPULimit = &v
 		}
-		res.Rows = append(res.Rows, row)
+		res.runs[i] = append(res.runs[i], row)
+		if c.HdrLog != "" {
+			if err = writeHdrLog(c.HdrLog, res.Scenario, hdrStem(row), len(res.runs[i]), h); err != nil {
+				break
+			}
+		}
 	}
+	// Rows so far, a stopped sweep's too: each configuration with a run.
+	for i := range confs {
+		if len(res.runs[i]) > 0 {
+			res.Rows = append(res.Rows, combine(res.runs[i], res.Columns))
+		}
+	}
+	res.runs = slices.DeleteFunc(res.runs, func(r []Row) bool { return len(r) == 0 })
 	speedups(res.Rows)
+	if c.Fit && err == nil {
+		var obs []sizing.Obs
+		for _, runs := range res.runs {
+			for _, r := range runs {
+				obs = append(obs, r.obs())
+			}
+		}
+		f := sizing.Recommend(res.Scenario, obs)
+		res.Fit = &f
+	}
 	res.Took = time.Since(start)
-	return res, nil
+	return res, err
 }
 
-// runOne measures one pool size on a fresh session.
-func runOne(ctx context.Context, base session.Config, workers int, warm, d time.Duration, cols []string) (Row, session.Snapshot, error) {
+// runOne measures one pool size on a fresh session of base, started at
+// c.Load.
+func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string) (Row, session.Snapshot, histograms, error) {
+	d := c.Duration
 	cfg := base
 	cfg.Workers = workers
 	cfg.Window = d + warm // the window covers the whole run; Reset trims it
 	s, err := session.New(cfg)
 	if err != nil {
-		return Row{}, session.Snapshot{}, err
+		return Row{}, session.Snapshot{}, histograms{}, err
 	}
 	defer s.Close()
+	for range abs(c.Load) {
+		if err := s.Apply(session.Action{Kind: session.Load, N: sign(c.Load)}); err != nil {
+			return Row{}, session.Snapshot{}, histograms{}, err
+		}
+	}
 	row := Row{Workers: workers, Balanced: true}
 	check := func(snap session.Snapshot) {
 		if !snap.Balanced() {
@@ -252,7 +323,7 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 	for !(warmed && answered) {
 		select {
 		case <-ctx.Done():
-			return row, last, ctx.Err()
+			return row, last, histograms{}, ctx.Err()
 		case snap := <-s.Samples():
 			check(snap)
 			answered = answered || hasAnswer(snap)
@@ -263,15 +334,18 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 		}
 	}
 	if err := s.Apply(session.Action{Kind: session.Reset}); err != nil {
-		return row, last, err
+		return row, last, histograms{}, err
 	}
+	t0 := time.Now()
 	end := time.After(d)
+	var m sizing.Meter
 	for measuring := true; measuring; {
 		select {
 		case <-ctx.Done():
-			return row, last, ctx.Err()
+			return row, last, histograms{}, ctx.Err()
 		case snap := <-s.Samples():
 			check(snap)
+			m.Add(snap.Elapsed, snap.Submitted, snap.WorkerBusy)
 			last = snap
 		case <-end:
 			measuring = false
@@ -279,7 +353,17 @@ func runOne(ctx context.Context, base session.Config, workers int, warm, d time.
 	}
 	// The size row counts from the reset to the last sample.
 	fill(&row, last, cols)
-	return row, last, nil
+	row.ArrivalPerS, row.ServiceMS = m.ArrivalPerS(), ptr(m.ServiceMS(row.ThroughputPerS))
+	return row, last, sizeHistograms(s, t0, time.Now()), nil
+}
+
+func abs(n int) int { return max(n, -n) }
+
+func sign(n int) int {
+	if n < 0 {
+		return -1
+	}
+	return 1
 }
 
 // maxWarmup bounds the wait for a scenario's first answer.
@@ -369,14 +453,22 @@ func ptr(v float64) *float64 {
 // Write prints r as a table: a first line naming GOMAXPROCS, NumCPU and
 // any CPU limit, the size table of internal/report (the live panel's
 // columns) with the sweep's own after them, one row per pool size, and
-// the best size by the scenario's rule.
+// the best size by the scenario's rule. With repeats every figure is the
+// median of the runs with their min-max after it, and a row whose
+// throughput or headline spreads over 10% says so in its last column.
+// With a fit, the model, its verdict and the recommended size follow, and
+// the recommended row is marked R.
 func (r Result) Write(w io.Writer) error {
 	limit := "none"
 	if r.CPULimit != nil {
 		limit = strconv.FormatFloat(*r.CPULimit, 'g', 3, 64) + " CPUs"
 	}
-	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size\n",
-		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS)
+	runs := ""
+	if r.Repeat > 1 {
+		runs = fmt.Sprintf(", %d runs each, interleaved: median (min-max)", r.Repeat)
+	}
+	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size%s\n",
+		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS, runs)
 	sizes := make([]session.SizeJSON, len(r.Rows))
 	for i, row := range r.Rows {
 		sizes[i] = row.Size
@@ -386,13 +478,31 @@ func (r Result) Write(w io.Writer) error {
 	col := func(head string, cell func(row Row) string) report.Column {
 		return report.Column{Head: head, Cell: func(i int, _ session.SizeJSON) string { return cell(r.Rows[i]) }}
 	}
-	cols := append(t.Columns(false, t.MixedGOMAXPROCS()),
-		col("CPU s", func(row Row) string { return fmt.Sprintf("%.2f", row.CPUSeconds) }),
+	figure := func(head string, get func(row Row) *float64) report.Column {
+		return col(head, func(row Row) string { return rangeCell(row, get) })
+	}
+	var cols []report.Column
+	for ci, c := range t.Columns(false, t.MixedGOMAXPROCS()) {
+		if ci > 0 && c.Head != "GOMAXPROCS" && c.Head != "held" {
+			c = spannedColumn(c, r.Rows)
+		}
+		if ci == 0 && r.Fit != nil && r.Fit.Recommended >= 0 {
+			c = recommendedColumn(c, r.Rows, r.Fit.Recommended)
+		}
+		cols = append(cols, c)
+	}
+	cols = append(cols,
+		figure("CPU s", func(row Row) *float64 { return ptr(row.CPUSeconds) }),
 		col("speed-up", func(row Row) string { return num(row.Speedup) }),
 		col("efficiency", func(row Row) string { return num(row.Efficiency) }),
-		col("task p99 ms", func(row Row) string { return num(row.TaskP99MS) }),
-		col("RSS MB", func(row Row) string { return num(row.RSSMB) }),
+		figure("task p99 ms", func(row Row) *float64 { return row.TaskP99MS }),
+		figure("RSS MB", func(row Row) *float64 { return row.RSSMB }),
 	)
+	if scenarios.Sizing(r.Scenario).Rule == scenarios.RuleLittle {
+		cols = append(cols,
+			figure("arrivals/s", func(row Row) *float64 { return ptr(row.ArrivalPerS) }),
+			figure("service ms", func(row Row) *float64 { return row.ServiceMS }))
+	}
 	if len(r.Rows) > 0 && r.Rows[0].Name != "" { // a comparison: name the rows first
 		cols = append([]report.Column{
 			col("name", func(row Row) string { return row.Name }),
@@ -405,16 +515,55 @@ func (r Result) Write(w io.Writer) error {
 		}, cols...)
 	}
 	for _, k := range r.Columns {
-		cols = append(cols, col(k, func(row Row) string { return num(row.Extra[k]) }))
+		cols = append(cols, figure(k, func(row Row) *float64 { return row.Extra[k] }))
 	}
 	cols = append(cols, col("answer", answer))
-	for _, l := range t.Render(cols) {
+	if r.Repeat > 1 {
+		cols = append(cols, report.Column{Head: "spread", Cell: func(i int, _ session.SizeJSON) string { return flagCell(r.Rows[i]) }})
+	}
+	lines := t.Render(cols)
+	lines = append(lines, t.BestLine())
+	if f := r.Fit; f != nil {
+		line := f.Line
+		if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Workers == f.Recommended }) {
+			line += " (row R)"
+		}
+		lines = append(lines, "fit: "+f.ModelLine(), "verdict: "+f.Verdict, line)
+	}
+	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, t.BestLine())
-	return err
+	return nil
+}
+
+// spannedColumn is c with each cell followed by its runs' range.
+func spannedColumn(c report.Column, rows []Row) report.Column {
+	cell := c.Cell
+	c.Width = 0 // the ranges widen it
+	c.Cell = func(i int, s session.SizeJSON) string {
+		row := rows[i]
+		if row.lo == nil {
+			return cell(i, s)
+		}
+		return spanned(cell(i, s), cell(i, row.lo.Size), cell(i, row.hi.Size))
+	}
+	return c
+}
+
+// recommendedColumn is the size column with "R " before the recommended
+// size (and two spaces before the others, so sizes stay aligned).
+func recommendedColumn(c report.Column, rows []Row, n int) report.Column {
+	cell := c.Cell
+	c.Width = 0
+	c.Cell = func(i int, s session.SizeJSON) string {
+		if rows[i].Workers == n {
+			return "R " + cell(i, s)
+		}
+		return cell(i, s)
+	}
+	return c
 }
 
 // num formats a figure with about three significant digits; n/a for nil.

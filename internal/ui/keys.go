@@ -31,6 +31,7 @@ type KeyMap struct {
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
+	Auto         key.Binding // size it for me: the size search (any key cancels it)
 	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
@@ -58,6 +59,7 @@ var DefaultKeyMap = KeyMap{
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
+	Auto:         key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "find the size (any key cancels)")),
 	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
 	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
 	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
@@ -130,6 +132,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		short("q", "quit", k.Quit),
 		short("+/-", "workers", k.Add, k.Remove),
 		short("0-9", "size", k.Set),
+		short("a", "auto", k.Auto),
 		short("[/]", "load", k.LoadDown, k.LoadUp),
 		short("tab", "next", k.Next),
 		short("d", "detail", k.Detail),
@@ -162,11 +165,11 @@ func (k KeyMap) HelpShortHelp() []key.Binding {
 // FullHelp is the ? screen: one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Add, k.Remove, k.Set},
+		// the pool's size and the Ps it runs on, one group
+		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		// the load and the scenarios' own knobs, one group
 		append([]key.Binding{k.LoadDown, k.LoadUp, k.Pause, k.Next},
 			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))...),
-		{k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
 		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
@@ -174,7 +177,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
-	return append([]key.Binding{k.Add, k.Remove, k.Set, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
+	return append([]key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
 		k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
 }
 
@@ -230,6 +233,8 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsRuntime):
 		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
+	case key.Matches(k, DefaultKeyMap.Auto):
+		return session.Action{Kind: session.AutoSize}, false, true
 	}
 	for _, b := range DefaultKeyMap.Knobs {
 		if key.Matches(k, b) {

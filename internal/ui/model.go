@@ -196,6 +196,10 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
+		if m.snap.Search.Running && !key.Matches(msg, km.Quit) {
+			// Any key cancels the size search, and only that.
+			return m, m.applyCmd(session.Action{Kind: session.CancelAutoSize})
+		}
 		switch {
 		case key.Matches(msg, km.Help):
 			m.view.help, m.view.helpTop = true, 0

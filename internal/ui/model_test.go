@@ -98,6 +98,7 @@ var keyTable = []struct {
 	{"tab", session.Action{Kind: session.NextScenario}, false, true},
 	{"space", session.Action{Kind: session.TogglePause}, false, true},
 	{"r", session.Action{Kind: session.Reset}, false, true},
+	{"a", session.Action{Kind: session.AutoSize}, false, true},
 	{"s", session.Action{Kind: session.Turn, Key: "s"}, false, true},
 	{"S", session.Action{Kind: session.Turn, Key: "S"}, false, true},
 	{"c", session.Action{Kind: session.Turn, Key: "c"}, false, true},

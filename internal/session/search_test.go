@@ -1,0 +1,117 @@
+package session
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSearchSizes(t *testing.T) {
+	for _, c := range []struct {
+		cpus float64
+		want []int
+	}{
+		{2, []int{1, 2, 3, 4}},
+		{1, []int{1, 2, 3, 4}},   // the fit needs four sizes
+		{1.5, []int{1, 2, 3, 4}}, // 2 x 1.5 = 3, still four
+		{3, []int{1, 2, 3, 4, 5, 6}},
+		{6, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		{16, []int{1, 2, 3, 4, 6, 9, 13, 19, 28, 32}},
+	} {
+		if got := SearchSizes(c.cpus); !slices.Equal(got, c.want) {
+			t.Errorf("SearchSizes(%v) = %v, want %v", c.cpus, got, c.want)
+		}
+	}
+}
+
+// TestSearchStepsFitsAndSets: the search holds every size for a window,
+// in order, fills a size row for each, fits, and leaves the pool at the
+// size it picked; the Snapshot (and its JSON) carry it throughout.
+func TestSearchStepsFitsAndSets(t *testing.T) {
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 300 * time.Millisecond})
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	waitFor(t, "the search to finish", func() bool {
+		q := s.Snapshot().Search
+		if q.Running && q.Step < len(q.Sizes) && !slices.Contains(steps, q.Sizes[q.Step]) {
+			steps = append(steps, q.Sizes[q.Step])
+		}
+		return q.Done()
+	})
+	snap := s.Snapshot()
+	q := snap.Search
+	if q.Canceled || q.Err != "" || q.Fit == nil || q.Fit.Rule != "knee" || q.Hold != 300*time.Millisecond {
+		t.Fatalf("search %+v", q)
+	}
+	if !slices.Equal(q.Sizes, SearchSizes(snap.UsableCPUs)) || !slices.IsSorted(steps) || len(steps) < len(q.Sizes)-1 {
+		t.Errorf("sizes %v, seen held %v", q.Sizes, steps)
+	}
+	for _, n := range q.Sizes {
+		i := slices.IndexFunc(snap.Sizes, func(r SizeRow) bool { return r.Workers == n && r.Scenario == "count" })
+		if i < 0 || snap.Sizes[i].Held < 250*time.Millisecond {
+			t.Errorf("size %d: row %v", n, i)
+		}
+	}
+	if q.Fit.Recommended < 1 || snap.Workers != q.Fit.Recommended {
+		t.Errorf("recommended %d, pool at %d", q.Fit.Recommended, snap.Workers)
+	}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Search *struct {
+			Sizes []int
+			Fit   *struct {
+				Recommended int `json:"recommended"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &j); err != nil || j.Search == nil || j.Search.Fit == nil || j.Search.Fit.Recommended != q.Fit.Recommended {
+		t.Errorf("JSON search: %v %s", err, b)
+	}
+}
+
+// TestAnyActionCancelsTheSearch: a key's action during the search stops
+// it there; the key's own action holds, the search sets nothing after.
+func TestAnyActionCancelsTheSearch(t *testing.T) {
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 2 * time.Second})
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the search to hold a size", func() bool { q := s.Snapshot().Search; return q.Running && q.Left > 0 })
+	if err := s.Apply(Action{Kind: SetWorkers, N: 7}); err != nil {
+		t.Fatal(err)
+	}
+	q := s.Snapshot().Search
+	if q.Running || !q.Canceled || q.Fit != nil {
+		t.Errorf("search after a key: %+v", q)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if w := s.Snapshot().Workers; w != 7 {
+		t.Errorf("workers %d after the cancel, want the key's 7", w)
+	}
+	// CancelAutoSize does the same; with no search it is a no-op.
+	if err := s.Apply(Action{Kind: CancelAutoSize}); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCanceledSearchPostsNothing: an action the search queued behind a
+// key that canceled it is dropped, so the key's size holds.
+func TestCanceledSearchPostsNothing(t *testing.T) {
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
+	if err := s.Apply(Action{Kind: SetWorkers, N: 5}); err != nil {
+		t.Fatal(err)
+	}
+	// No search runs: a search's action is dropped.
+	if err := s.Apply(Action{Kind: SetWorkers, N: 1, search: true}); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Snapshot().Workers; w != 5 {
+		t.Errorf("workers %d, want 5: a stale search action applied", w)
+	}
+}

@@ -1,0 +1,98 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// histograms are one run's histograms for the HDR log, values in ns, and
+// when its measurement began and ended.
+type histograms struct {
+	probe, headline, task *hdr.Histogram
+	start, end            time.Time
+}
+
+// sizeHistograms reads the histograms of the size row in force.
+func sizeHistograms(s *session.Session, start, end time.Time) histograms {
+	p, h, t := s.SizeHistograms()
+	return histograms{probe: p, headline: h, task: t, start: start, end: end}
+}
+
+// HdrLogTags are the tags of a run's three histograms in an HDR log, in
+// the order written: the Loop probe (corrected), the scenario's headline,
+// the pool tasks' submit-to-end time.
+var HdrLogTags = []string{"loop", "headline", "task"}
+
+// HdrLogPath is the file a configuration's histograms go to in dir:
+// SCENARIO-STEM.hlog, the stem as hdrStem names the row (w4, or
+// loops2-w4, w4-per-task in a comparison).
+func HdrLogPath(dir, scenario, stem string) string {
+	return filepath.Join(dir, scenario+"-"+stem+".hlog")
+}
+
+// hdrStem names a row's HDR log: wN, led by loopsL with --loops and
+// followed by -pool or -per-task with --per-task.
+func hdrStem(r Row) string {
+	stem := fmt.Sprintf("w%d", r.Workers)
+	if r.Loops > 0 {
+		stem = fmt.Sprintf("loops%d-%s", r.Loops, stem)
+	}
+	if r.Name == "pool" || r.Name == "per-task" {
+		stem += "-" + r.Name
+	}
+	return stem
+}
+
+// writeHdrLog writes one run of a size to its file in HdrHistogram's
+// interval log format (version 1.3, hdrhistogram-go's HistogramLogWriter):
+// the first run of a size starts the file with the format version, a
+// start time and the legend; every run adds one interval line per
+// histogram, tagged as HdrLogTags, stamped with the run's measured span in
+// seconds since the epoch, values in ns (the max column in ms, the
+// writer's default ratio).
+func writeHdrLog(dir, scenario, stem string, run int, h histograms) (err error) {
+	path := HdrLogPath(dir, scenario, stem)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if run == 1 {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return fmt.Errorf("--hdr-log: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--hdr-log: %w", cerr)
+		}
+	}()
+	w := hdr.NewHistogramLogWriter(f)
+	if run == 1 {
+		if err := w.OutputLogFormatVersion(); err != nil {
+			return fmt.Errorf("--hdr-log: %w", err)
+		}
+		if err := w.OutputComment(fmt.Sprintf("offtop sweep: %s, %s; tags %v; values in ns", scenario, stem, HdrLogTags)); err != nil {
+			return fmt.Errorf("--hdr-log: %w", err)
+		}
+		if err := w.OutputStartTime(h.start.UnixMilli()); err != nil {
+			return fmt.Errorf("--hdr-log: %w", err)
+		}
+		if err := w.OutputLegend(); err != nil {
+			return fmt.Errorf("--hdr-log: %w", err)
+		}
+	}
+	for i, x := range []*hdr.Histogram{h.probe, h.headline, h.task} {
+		x.SetTag(HdrLogTags[i])
+		x.SetStartTimeMs(h.start.UnixMilli())
+		x.SetEndTimeMs(h.end.UnixMilli())
+		if err := w.OutputIntervalHistogram(x); err != nil {
+			return fmt.Errorf("--hdr-log: %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+//go:build shape
+
+package sweep
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/shape"
+)
+
+// TestCountSizedAtTheCores is the issue's must-hold on 2 CPUs: `offtop
+// sweep --scenario count --workers 1,2,3,4 --repeat 3 --fit` fits a peak
+// between 1.5 and 3.5 workers and recommends 2.
+func TestCountSizedAtTheCores(t *testing.T) {
+	if runtime.NumCPU() != 2 {
+		t.Skipf("the shape is for 2 CPUs, not %d", runtime.NumCPU())
+	}
+	shape.Judge(t)
+	res, err := Run(context.Background(), Config{Base: session.Config{Scenario: "count", Scale: 1},
+		Workers: []int{1, 2, 3, 4}, Duration: 5 * time.Second, Repeat: 3, Fit: true}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Fit
+	if f == nil || f.NPeak == nil || *f.NPeak < 1.5 || *f.NPeak > 3.5 || f.Recommended != 2 {
+		var b strings.Builder
+		_ = res.Write(&b)
+		t.Errorf("fit %+v\n%s", f, b.String())
+	}
+}
+
+// TestIOSizedByLittlesLaw is the issue's must-hold: `offtop sweep
+// --scenario io --workers 1,2,4,8,16 --fit` (at io's sweep load, 160
+// calls/s of 50 ms) recommends 8 or more by Little's law and says so.
+func TestIOSizedByLittlesLaw(t *testing.T) {
+	shape.Judge(t)
+	res, err := Run(context.Background(), Config{Base: session.Config{Scenario: "io", Scale: 1},
+		Workers: []int{1, 2, 4, 8, 16}, Duration: 3 * time.Second, Repeat: 1, Load: 2, Fit: true}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Fit
+	if f == nil || f.Rule != "little" || f.Recommended < 8 || !strings.Contains(f.Line, "Little's law") ||
+		f.ArrivalPerS == nil || *f.ArrivalPerS < 150 || *f.ArrivalPerS > 170 {
+		t.Errorf("fit %+v", f)
+	}
+}
