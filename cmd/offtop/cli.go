@@ -198,7 +198,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
 		return o, usagef("--stall: longer than --stall-every %v: %v", c.Scenarios.StallPeriod, c.Scenarios.StallDuration)
 	}
-	if _, err := scenarios.New(c.Scenario, scenarios.Config{}); err != nil {
+	if _, ok := scenarios.Lookup(c.Scenario); !ok {
 		return o, usagef("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Scenario))
 	}
 	if err := checkSeeds(seen); err != nil {

@@ -94,7 +94,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if !(c.Base.Scale > 0 && c.Base.Scale <= 1000) {
 		return sweepUsageError(stderr, fmt.Sprintf("--scale: out of range (0, 1000]: %v", c.Base.Scale))
 	}
-	if _, err := scenarios.New(c.Base.Scenario, scenarios.Config{}); err != nil {
+	if _, ok := scenarios.Lookup(c.Base.Scenario); !ok {
 		return sweepUsageError(stderr, fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
 	}
 	if err := checkScenarioFlags(c.Base.Scenario, seen); err != nil {

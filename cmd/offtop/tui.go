@@ -53,7 +53,7 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		out = &drawnFile{File: f}
 		pw = out
 	}
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(pw), tea.WithoutSignals(),
+	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
 	sus = newSuspender(p, out)
 	defer sus.stop()

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"crypto/sha256"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -11,15 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-func init() {
-	register("breakeven", "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
-		func(c Config) Scenario {
-			b := newBreakeven()
-			b.objects.Store(c.BreakevenPayload == PayloadObjects)
-			return b
-		})
-}
 
 // Seed 002's grid: a batch is 32 tasks; each task is SHA-256 over a payload
 // of one of four sizes, repeated 1, 8 or 64 rounds (the knob for CPU per
@@ -48,15 +38,6 @@ var (
 // breakevenSeed seeds the ChaCha8 stream the payloads are drawn from, so
 // every run (and every mode) hashes the same bytes for a given size.
 var breakevenSeed = [32]byte{'o', 'f', 'f', 't', 'o', 'p', ' ', 's', 'e', 'e', 'd', ' ', '0', '0', '2'}
-
-// PayloadStepper is a scenario with a second load knob besides SetLoad: the
-// size of the payload each task works on (breakeven). The s and S keys call
-// StepPayload(-1) and StepPayload(+1).
-type PayloadStepper interface {
-	// StepPayload moves the payload size by delta steps, clamped to the
-	// ends of the scenario's list; it applies at once.
-	StepPayload(delta int)
-}
 
 // beMode is how a batch runs its 32 tasks.
 type beMode int
@@ -143,8 +124,8 @@ func summarize(runs []beRun) beFigures {
 // the dispatch of pool tasks, and collects their results, as Node's main
 // thread does in seed 002's benchmark.
 type breakeven struct {
+	base
 	sizeIdx, roundsIdx atomic.Int32 // requested grid position; read at each batch
-	paused             atomic.Bool
 	// objects selects seed 000's object graph instead of byte buffers.
 	objects atomic.Bool
 	// gen counts changes of size, rounds and pause. A batch carries the gen
@@ -153,10 +134,7 @@ type breakeven struct {
 	// effect at once, not after an 18 s batch.
 	gen atomic.Int64
 
-	env      Env
-	stop     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	env Env
 
 	// mu guards the figures below.
 	mu      sync.Mutex
@@ -174,21 +152,24 @@ type breakeven struct {
 	objRuns []objRun
 }
 
-func newBreakeven() *breakeven {
+func newBreakeven(c Config) *breakeven {
 	b := &breakeven{}
 	b.sizeIdx.Store(breakevenStartSize)
 	b.roundsIdx.Store(breakevenStartRound)
+	b.objects.Store(c.BreakevenPayload == PayloadObjects)
 	return b
+}
+
+// breakevenKnobs: s and S step the payload size, o switches the payload
+// kind (bytes, objects).
+var breakevenKnobs = []Knob{
+	{Key: "o", Name: "payload", Step: 1, Help: "payload kind"},
+	{Key: "s", Name: "size", Step: -1, Help: "payload size (breakeven)"},
+	{Key: "S", Name: "size", Step: 1, Help: "payload size (breakeven)"},
 }
 
 func (b *breakeven) Name() string { return "breakeven" }
 
-// SweepKeys are seed 002's columns: wall per batch in each mode, the
-// speed-up of pool-move, its overhead per task and the break-even CPU.
-func (b *breakeven) SweepKeys() []string {
-	return []string{"inline_wall_ms", "copy_wall_ms", "move_wall_ms", "move_speedup",
-		"move_overhead_per_task_ms", "move_break_even_cpu_ms"}
-}
 func (b *breakeven) Look() string {
 	if b.objects.Load() {
 		return "objects: serialising them blocks the Loop far longer than summing them in place"
@@ -198,18 +179,14 @@ func (b *breakeven) Look() string {
 
 func (b *breakeven) Start(env Env) error {
 	b.env = env
-	b.stop = make(chan struct{})
-	b.wg.Add(1)
-	go b.drive()
+	b.begin()
+	b.goSafe(b.drive)
 	return nil
 }
 
 // Stop ends the batch in progress (tasks return between two rounds of
 // hashing) and waits for the driver. Safe twice.
-func (b *breakeven) Stop() {
-	b.stopOnce.Do(func() { close(b.stop) })
-	b.wg.Wait()
-}
+func (b *breakeven) Stop() { b.halt(nil) }
 
 // breakevenSize is the payload size in bytes at grid index i and the given
 // scale: seed 002's size times scale, within 1 KB..16 MB. Scale shrinks the
@@ -228,37 +205,18 @@ func (b *breakeven) requested() beConfig {
 	}
 }
 
-func (b *breakeven) stopped() bool {
-	select {
-	case <-b.stop:
-		return true
-	default:
-		return false
-	}
-}
-
 // drive runs batches until stopped: inline, pool-copy, pool-move, and
 // round again. A change of payload size or rounds abandons the batch in
 // progress and starts the cycle over at inline, whose digests are the
 // answer the pool batches are checked against.
 func (b *breakeven) drive() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer b.wg.Done()
 	var (
 		payloads [][]byte
 		cur      beConfig
 		ref      [][32]byte // digests of the latest inline batch at cur
 		next     = modeInline
 	)
-	for !b.stopped() {
-		if b.paused.Load() {
-			select {
-			case <-b.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
+	for b.waitRunning() {
 		gen := b.gen.Load()
 		if b.objects.Load() {
 			payloads, cur = nil, beConfig{} // the bytes cycle starts afresh after
@@ -268,7 +226,7 @@ func (b *breakeven) drive() {
 		c := b.requested()
 		if len(payloads) == 0 || len(payloads[0]) != c.size {
 			payloads = nil // let the old set go before making the new one
-			if payloads = breakevenPayloads(c.size, b.stop); payloads == nil {
+			if payloads = breakevenPayloads(c.size, b.done()); payloads == nil {
 				return
 			}
 		}
@@ -563,11 +521,7 @@ func (b *breakeven) Status() Status {
 		Num("batches", "batches", float64(b.batches)),
 		Num("task_errors", "task errors", float64(b.taskErrs)),
 	)
-	if b.checked[modeCopy] > 0 && b.checked[modeMove] > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok", b.mismatches == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(b.checked[modeCopy] > 0 && b.checked[modeMove] > 0, b.mismatches == 0))
 	return Status{
 		Load:     fmt.Sprintf("payload %s x %d rounds, %d tasks a batch", fmtBytes(req.size), req.rounds, BreakevenTasks),
 		Readouts: rs,
@@ -582,9 +536,9 @@ func (b *breakeven) SetLoad(delta int) {
 	b.gen.Add(1)
 }
 
-// StepPayload steps the payload size through 64KB, 512KB, 2MB, 8MB (times
+// stepPayload steps the payload size through 64KB, 512KB, 2MB, 8MB (times
 // Scale); the batch in progress is abandoned.
-func (b *breakeven) StepPayload(delta int) {
+func (b *breakeven) stepPayload(delta int) {
 	i := int(b.sizeIdx.Load()) + delta
 	b.sizeIdx.Store(int32(min(max(i, 0), len(breakevenSizes)-1)))
 	b.gen.Add(1)
@@ -593,7 +547,7 @@ func (b *breakeven) StepPayload(delta int) {
 // Pause stops (true) or resumes (false) the batches; pausing abandons the
 // batch in progress.
 func (b *breakeven) Pause(p bool) {
-	b.paused.Store(p)
+	b.base.Pause(p)
 	b.gen.Add(1)
 }
 

@@ -189,7 +189,7 @@ func (b *breakeven) viaPool(send func() (func() error, error), recv func() error
 func (b *breakeven) objectsDrive(gen int64) {
 	its := makeItems(b.objectsCount())
 	for b.gen.Load() == gen && !b.stopped() {
-		if b.paused.Load() {
+		if b.Paused() {
 			return // drive waits out the pause
 		}
 		r, ok := b.objectsRound(its)
@@ -267,15 +267,15 @@ func (b *breakeven) payloadKind() string {
 	return PayloadBytes
 }
 
-// Knobs: o switches the payload kind.
-func (b *breakeven) Knobs() []Knob {
-	return []Knob{{Key: "o", Name: "payload", Step: 1, Help: "payload kind"}}
-}
-
-// Turn switches bytes and objects; the batch in progress is abandoned and
-// the figures start afresh.
+// Turn applies a knob: o switches bytes and objects (the batch in
+// progress is abandoned and the figures start afresh); s and S step the
+// payload size (stepPayload).
 func (b *breakeven) Turn(key string) {
-	turn(b.Knobs(), key, func(string, int) {
+	turn(breakevenKnobs, key, func(name string, step int) {
+		if name == "size" {
+			b.stepPayload(step)
+			return
+		}
 		b.objects.Store(!b.objects.Load())
 		b.gen.Add(1)
 		b.Reset()

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"slices"
 	"strings"
 	"sync"
@@ -11,11 +10,6 @@ import (
 
 	"github.com/offtop/offtop/internal/sysinfo"
 )
-
-func init() {
-	register("count", "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
-		func(cfg Config) Scenario { return newCount(cfg) })
-}
 
 func newCount(cfg Config) *count {
 	c := &count{}
@@ -83,19 +77,16 @@ type batchResult struct {
 }
 
 type count struct {
+	base
 	jobs  atomic.Int64 // jobs per batch, read at the start of each batch
 	split atomic.Pointer[string]
 	// perTask is Env.PerTask, set by Start (nil before, or when the
 	// session has no per-task mode).
 	perTask atomic.Pointer[func() bool]
 	iters   int64
-	paused  atomic.Bool
 	// stopping makes running jobs give up; set by Stop.
 	stopping atomic.Bool
 	sys      *sysinfo.Reader
-
-	stop chan struct{}
-	wg   sync.WaitGroup
 
 	// mu guards the figures below.
 	mu      sync.Mutex
@@ -116,11 +107,6 @@ type count struct {
 
 func (c *count) Name() string { return "count" }
 
-// SweepKeys are seed 000's columns: wall and CPU per batch, and when
-// the first and median task of the batch came back (section 5).
-func (c *count) SweepKeys() []string {
-	return []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"}
-}
 func (c *count) Look() string {
 	switch *c.split.Load() {
 	case SplitSlice:
@@ -142,32 +128,17 @@ func (c *count) Start(env Env) error {
 		c.perTask.Store(&env.PerTask)
 	}
 	c.sys = sysinfo.NewReader()
-	c.stop = make(chan struct{})
-	c.wg.Add(1)
-	go c.drive(env)
+	c.begin()
+	c.goSafe(func() { c.drive(env) })
 	return nil
 }
 
 // drive measures the 1-worker reference on its own goroutine, then runs
 // batches through the pool until stopped.
 func (c *count) drive(env Env) {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer c.wg.Done()
 	haveRef := false
-	for {
-		select {
-		case <-c.stop:
-			return
-		default:
-		}
-		if c.paused.Load() { // paused from the start too (--no-load): not even the reference
-			select {
-			case <-c.stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
+	// paused from the start too (--no-load): not even the reference
+	for c.waitRunning() {
 		if !haveRef {
 			r := c.batch(func(fn func(), done func(error)) error { fn(); done(nil); return nil }, 1, SplitQueue)
 			if r.aborted {
@@ -277,11 +248,10 @@ func (c *count) batch(submit func(fn func(), done func(error)) error, workers in
 	return r
 }
 
+// Stop makes running jobs give up and waits for the driver. Safe twice.
 func (c *count) Stop() {
 	c.stopping.Store(true)
-	close(c.stop)
-	c.wg.Wait()
-	c.sys.Close()
+	c.halt(func() { c.sys.Close() })
 }
 
 func (c *count) Status() Status {
@@ -311,11 +281,7 @@ func (c *count) Status() Status {
 		Num("batches", "batches", float64(c.batches)),
 	)
 	rs = append(rs, c.splitReadouts(have)...)
-	if have {
-		rs = append(rs, Bool("answer_ok", "answer ok", c.bad == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(have, c.bad == 0))
 	return Status{Load: fmt.Sprintf("%d jobs x %s additions per batch, split %s", c.jobs.Load(), si(float64(c.iters)), *c.split.Load()), Readouts: rs}
 }
 
@@ -368,15 +334,13 @@ func (c *count) splitReadouts(have bool) []Readout {
 	)
 }
 
-// Knobs: p cycles the split.
-func (c *count) Knobs() []Knob {
-	return []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
-}
+// countKnobs: p cycles the split.
+var countKnobs = []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
 
 // Turn applies a knob; a split change starts the figures afresh (the
 // answer of a wrong split is not the right split's).
 func (c *count) Turn(key string) {
-	turn(c.Knobs(), key, func(_ string, step int) {
+	turn(countKnobs, key, func(_ string, step int) {
 		s := nextSplit(*c.split.Load(), step)
 		c.mu.Lock()
 		c.split.Store(&s)
@@ -386,7 +350,6 @@ func (c *count) Turn(key string) {
 	})
 }
 
-func (c *count) Pause(p bool) { c.paused.Store(p) }
 func (c *count) Reset() {
 	c.mu.Lock()
 	c.batches, c.bad = 0, 0

@@ -1,11 +1,9 @@
 package scenarios
 
 import (
-	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -15,11 +13,6 @@ import (
 	"github.com/offtop/offtop/internal/pace"
 	"github.com/offtop/offtop/internal/pool"
 )
-
-func init() {
-	register("crash", "a steady stream of ~1ms tasks; 5% panic, 1% hang past a 2s deadline: failed, timed out, abandoned, and no task pending forever (seed 003)",
-		func(c Config) Scenario { return newCrash(c) })
-}
 
 // Defaults of the crash scenario (seed 003: a pool must survive tasks that
 // panic or hang; no task lost, none pending forever). Each hang holds a
@@ -135,24 +128,20 @@ type crashTally struct {
 }
 
 type crash struct {
+	// base's context is done once Stop begins: the driver stops
+	// submitting, and the expected digest and every chain in progress
+	// give up.
+	base
 	timeout time.Duration
 	rate    int
 	hangPct float64
 	panics  atomic.Uint64 // panic percentage, float64 bits; [ and ] step it
-	paused  atomic.Bool
 
-	env    Env
-	rounds int
-	seed   [32]byte
-	want   [32]byte
-	// ctx is done once Stop begins: the driver stops submitting, and the
-	// expected digest and every chain in progress give up; stop is its Done.
-	ctx     context.Context
-	cancel  context.CancelFunc
-	stop    <-chan struct{}
-	release chan struct{} // closed by Stop: hung tasks return
-	once    sync.Once
-	wg      sync.WaitGroup // the driver
+	env     Env
+	rounds  int
+	seed    [32]byte
+	want    [32]byte
+	release chan struct{}  // closed by Stop: hung tasks return
 	pending sync.WaitGroup // tasks submitted whose done has not run
 	// hangMu guards hanging, the hung task functions that have not
 	// returned; hangDone is signalled when it drops to 0. (A WaitGroup here
@@ -162,11 +151,11 @@ type crash struct {
 	hangDone *sync.Cond
 	cpu      cpuMeter
 
-	// mu guards tally, base and based.
-	mu    sync.Mutex
-	tally crashTally
-	base  pool.Counts // the pool's counts when the scenario began submitting
-	based bool
+	// mu guards tally, baseline and based.
+	mu       sync.Mutex
+	tally    crashTally
+	baseline pool.Counts // the pool's counts when the scenario began submitting
+	based    bool
 
 	hangs    atomic.Int64 // hanging tasks submitted
 	rejected atomic.Int64 // Submit errors (a full queue)
@@ -200,12 +189,6 @@ func newCrash(c Config) *crash {
 
 func (c *crash) Name() string { return "crash" }
 
-// SweepKeys are seed 003's figures: what failed, what hung past its
-// deadline, what is abandoned, and the workers that replaced them.
-func (c *crash) SweepKeys() []string {
-	return []string{"panicked", "timed_out", "abandoned", "replaced"}
-}
-
 func (c *crash) Look() string {
 	return fmt.Sprintf("a panic fails one task, not the pool; Go can't kill a hang: abandoned, cap %d",
 		pool.DefaultMaxAbandoned)
@@ -217,12 +200,10 @@ func (c *crash) Start(env Env) error {
 	c.env = env
 	c.rounds = max(int(float64(crashRounds)*env.Scale), 1)
 	c.seed = sha256.Sum256([]byte("offtop crash"))
-	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.stop = c.ctx.Done()
+	c.begin()
 	c.release = make(chan struct{})
 	c.hangDone = sync.NewCond(&c.hangMu)
-	c.wg.Add(1)
-	go c.drive()
+	c.goSafe(c.drive)
 	return nil
 }
 
@@ -231,9 +212,7 @@ func (c *crash) Start(env Env) error {
 // counts, then submits the tasks that fall due every crashTick, open-loop:
 // never waiting on a task.
 func (c *crash) drive() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer c.wg.Done()
-	want, ok := shaChain(c.stop, c.seed, c.rounds)
+	want, ok := shaChain(c.done(), c.seed, c.rounds)
 	if !ok {
 		return
 	}
@@ -244,26 +223,20 @@ func (c *crash) drive() {
 		if k.Running+k.Queued == 0 || time.Now().After(quiet) {
 			break
 		}
-		select {
-		case <-c.stop:
+		if !c.sleep(10 * time.Millisecond) {
 			return
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	c.mu.Lock()
-	c.base, c.based = c.env.Counts(), true
+	c.baseline, c.based = c.env.Counts(), true
 	c.mu.Unlock()
 
 	r := rand.New(rand.NewPCG(3, 0xc0ffee))
 	t0 := time.Now()
-	var next int64 // index of the next due task
-	everyTick(crashTick, c.stop, func() {
-		due := dueTasks(time.Since(t0), c.rate)
-		if c.paused.Load() {
-			next = due // resume without a burst of the paused ones
-			return
-		}
-		for ; next < due; next++ {
+	var next int64                                                // index of the next due task
+	resumed := func() { next = dueTasks(time.Since(t0), c.rate) } // without a burst of the paused ones
+	c.every(crashTick, resumed, func() {
+		for due := dueTasks(time.Since(t0), c.rate); next < due; next++ {
 			c.submit(pickKind(100*r.Float64(), c.panicPct(), c.hangPct))
 		}
 	})
@@ -292,7 +265,7 @@ func (c *crash) submit(k crashKind) {
 			}()
 			<-c.release
 		default:
-			c.cpu.run(func() { got, whole = shaChain(c.stop, c.seed, c.rounds) })
+			c.cpu.run(func() { got, whole = shaChain(c.done(), c.seed, c.rounds) })
 		}
 	}
 	done := func(err error) {
@@ -350,7 +323,7 @@ func (c *crash) submit(k crashKind) {
 func (c *crash) consistent() (ok bool, now pool.Counts) {
 	for range crashCheckTries {
 		c.mu.Lock()
-		a, base, based := c.tally, c.base, c.based
+		a, base, based := c.tally, c.baseline, c.based
 		now = c.env.Counts()
 		c.mu.Unlock()
 		if !based {
@@ -384,9 +357,7 @@ func tallyMatches(a crashTally, base, now pool.Counts) bool {
 // Queued tasks still run, quickly: hangs return at once and chains give
 // up (a cut chain is completed, not wrong). Safe twice.
 func (c *crash) Stop() {
-	c.once.Do(func() {
-		c.cancel()
-		c.wg.Wait()
+	c.halt(func() {
 		close(c.release)
 		// After every done has run, every hung task function has started
 		// (a hang's done comes at its timeout or its return); wait for
@@ -404,7 +375,7 @@ func (c *crash) Stop() {
 func (c *crash) Status() Status {
 	ok, now := c.consistent()
 	c.mu.Lock()
-	a, base, based := c.tally, c.base, c.based
+	a, base, based := c.tally, c.baseline, c.based
 	c.mu.Unlock()
 	rs := []Readout{
 		Num("submitted", "submitted", float64(a.submitted)),
@@ -424,11 +395,7 @@ func (c *crash) Status() Status {
 		Num("rejected", "rejected", float64(c.rejected.Load())),
 		c.cpu.readout("cpu_per_task_ms", "CPU/task"),
 	)
-	if based && a.completed+a.panicked+a.timedOut > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok", ok && c.wrong.Load() == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(based && a.completed+a.panicked+a.timedOut > 0, ok && c.wrong.Load() == 0))
 	return Status{
 		Load:     fmt.Sprintf("%d tasks/s: %g%% panic, %g%% hang past %v", c.rate, c.panicPct(), c.hangPct, c.timeout),
 		Readouts: rs,
@@ -439,8 +406,6 @@ func (c *crash) Status() Status {
 func (c *crash) SetLoad(delta int) {
 	c.panics.Store(math.Float64bits(stepShare(c.panicPct(), delta)))
 }
-
-func (c *crash) Pause(p bool) { c.paused.Store(p) }
 
 // Reset keeps the counts: they are the answer's check, like the pool's.
 func (c *crash) Reset() {}

@@ -31,27 +31,6 @@ func (h HeadlineSpec) Rule() string {
 	return "highest " + h.Label()
 }
 
-// headlines is every registered scenario's headline, keyed by name.
-var headlines = map[string]HeadlineSpec{
-	"server":    {Name: "ping", Unit: "ms", LowerBetter: true},
-	"login":     {Name: "file read", Unit: "ms", LowerBetter: true},
-	"io":        {Name: "request", Unit: "ms", LowerBetter: true},
-	"count":     {Name: "batch wall", Unit: "ms", LowerBetter: true},
-	"breakeven": {Name: "move batch wall", Unit: "ms", LowerBetter: true},
-	"crash":     {Name: "task wait+run", Unit: "ms", LowerBetter: true},
-	"stall":     {Name: "probe", Unit: "ms", LowerBetter: true, FromProbe: true},
-}
-
-// Headline returns the headline of a registered scenario; a name with none
-// gets the Loop probe (a scenario added without an entry still has a
-// figure to watch, never a blank one).
-func Headline(name string) HeadlineSpec {
-	if h, ok := headlines[name]; ok {
-		return h
-	}
-	return HeadlineSpec{Name: "probe", Unit: "ms", LowerBetter: true, FromProbe: true}
-}
-
 // ObserveHeadline reports one headline observation of d, which ended now,
 // to the session (Env.Headline); a no-op when the Env has none (tests).
 func (e Env) ObserveHeadline(d time.Duration) {

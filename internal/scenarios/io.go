@@ -2,11 +2,8 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,15 +13,6 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
 )
-
-func init() {
-	register("io", "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
-		func(c Config) Scenario {
-			s := newIOScenario()
-			s.listen = c.Listen
-			return s
-		})
-}
 
 // The io scenario's workload. Seed 004 sends each task's request to
 // httpbin.org and finds worker threads buy nothing for I/O there, because
@@ -58,14 +46,6 @@ const (
 // ioRates are the open-loop arrival rates, per second, [ and ] step through.
 var ioRates = [...]int{10, 20, 40, 80, 160, 320}
 
-// CPUToggler is a scenario whose tasks may do some CPU work besides their
-// I/O (io: fib(20) before each call). The c key calls ToggleCPU.
-type CPUToggler interface {
-	// ToggleCPU switches the CPU work on or off for tasks arriving from now
-	// on and reports whether it is now on.
-	ToggleCPU() bool
-}
-
 // ioResult is how one task's call went; written by the task and read by
 // its done callback, which runs on the same goroutine after it.
 type ioResult struct {
@@ -80,27 +60,20 @@ type ioResult struct {
 // server on 127.0.0.1 that answers after a fixed delay, echoing the number
 // it was sent.
 type ioScenario struct {
+	// base's context is cancelled by Stop: the generator ends, queued
+	// tasks return at once, calls in progress are abandoned.
+	base
 	rateIdx atomic.Int32
 	cpuOn   atomic.Bool
-	paused  atomic.Bool
 	kick    chan struct{} // 1-buffered: rate or pause changed
 
 	env    Env
 	delay  time.Duration
 	listen string // address to listen on; "" is 127.0.0.1:0
-	ln     net.Listener
-	srv    *http.Server
+	srv    *loopback
 	client *http.Client
-	base   string
 
-	// ctx is cancelled by Stop: the generator ends, queued tasks return at
-	// once, calls in progress are abandoned.
-	ctx      context.Context
-	cancel   context.CancelFunc
-	stopOnce sync.Once
-	genWG    sync.WaitGroup // the arrival generator
-	srvWG    sync.WaitGroup // the server's Serve
-	tasks    sync.WaitGroup // tasks submitted and not yet done
+	tasks sync.WaitGroup // tasks submitted and not yet done
 
 	seq      atomic.Int64 // numbers sent; each task sends the next
 	inFlight atomic.Int64 // submitted, done callback not yet run
@@ -112,19 +85,20 @@ type ioScenario struct {
 	answered atomic.Int64 // calls with a correct answer
 }
 
-func newIOScenario() *ioScenario {
-	s := &ioScenario{delay: DefaultIODelay, kick: make(chan struct{}, 1)}
+func newIO(c Config) *ioScenario {
+	s := &ioScenario{delay: DefaultIODelay, kick: make(chan struct{}, 1), listen: c.Listen}
 	s.rateIdx.Store(ioStartRate)
 	return s
 }
 
-// DefaultWorkers is 4 whatever the cores: I/O-bound tasks mostly wait, so
-// a pool larger than the cores helps (seed 004); 4 workers serve 80 calls/s
-// at 50ms, twice the default arrival rate, so the queue starts empty.
-func (s *ioScenario) DefaultWorkers(cpus int) int { return 4 }
+// ioWorkers is io's pool size whatever the cores: I/O-bound tasks mostly
+// wait, so a pool larger than the cores helps (seed 004); 4 workers serve
+// 80 calls/s at 50ms, twice the default arrival rate, so the queue starts
+// empty.
+const ioWorkers = 4
 
-// SweepKeys are seed 004's figures: what the pool can serve, and the wait.
-func (s *ioScenario) SweepKeys() []string { return []string{"capacity_per_s", "request_p99_ms"} }
+// ioKnobs: c switches fib(20) before each call on or off.
+var ioKnobs = []Knob{{Key: "c", Name: "cpu", Step: 1, Help: "CPU per call (io)"}}
 
 func (s *ioScenario) Name() string { return "io" }
 func (s *ioScenario) Look() string {
@@ -135,37 +109,22 @@ func (s *ioScenario) Start(env Env) error {
 	s.env = env
 	s.lat = hist.NewRecorder(env.Window, nil)
 	s.cpu.Store(&cpuMeter{})
-	addr := s.listen
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("io: listen: %w", err)
-	}
-	s.ln = ln
-	s.base = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/call", s.handleCall)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv, err := serveLoopback("io", s.listen, &http.Server{Handler: mux}, func(error) { s.errs.Add(1) })
+	if err != nil {
+		return err
+	}
+	s.srv = srv
 	s.client = &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: ioMaxIdleConns,
 		MaxIdleConns:        ioMaxIdleConns,
 		IdleConnTimeout:     ioIdleConnTimeout,
 		DisableCompression:  true,
 	}}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.begin()
 	s.since.Store(time.Now().UnixNano())
-	s.srvWG.Add(1)
-	go func() {
-		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-		defer s.srvWG.Done()
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.errs.Add(1)
-		}
-	}()
-	s.genWG.Add(1)
-	go s.generate()
+	s.goSafe(s.generate)
 	return nil
 }
 
@@ -198,8 +157,6 @@ func ioDueAt(k int64, rate int) time.Duration { return pace.Rate{PerSecond: rate
 // generator was not scheduled are submitted at once, none is skipped. A
 // rate change, or a resume after Pause, starts a new t0.
 func (s *ioScenario) generate() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer s.genWG.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var (
@@ -208,14 +165,11 @@ func (s *ioScenario) generate() {
 		rate int
 	)
 	for {
-		if s.paused.Load() {
+		if s.Paused() {
 			t0 = time.Time{}
-			select {
-			case <-s.ctx.Done():
+			if !s.waitRunning() {
 				return
-			case <-s.kick:
 			}
-			continue
 		}
 		if r := ioRates[s.rateIdx.Load()]; r != rate || t0.IsZero() {
 			rate, t0, sent = r, time.Now(), 0
@@ -228,6 +182,7 @@ func (s *ioScenario) generate() {
 		case <-s.ctx.Done():
 			return
 		case <-s.kick:
+		case <-s.pausedCh():
 		case <-timer.C:
 		}
 	}
@@ -296,23 +251,16 @@ func (s *ioScenario) call(n int64, fibOn bool) (r ioResult) {
 
 // get fetches path and returns the body of a 200 answer.
 func (s *ioScenario) get(ctx context.Context, path string) (string, error) {
-	return httpGet(ctx, s.client, s.base+path)
+	return httpGet(ctx, s.client, s.srv.URL+path)
 }
 
 // Stop ends the arrivals, waits for every task submitted (queued ones
 // return at once, calls in progress are cancelled), then closes the server
 // and the client's idle connections. Safe twice.
 func (s *ioScenario) Stop() {
-	s.stopOnce.Do(func() {
-		s.cancel()
-		s.genWG.Wait()
+	s.halt(func() {
 		s.tasks.Wait()
-		ctx, cancel := context.WithTimeout(context.Background(), stopDeadline)
-		defer cancel()
-		if err := s.srv.Shutdown(ctx); err != nil {
-			s.srv.Close()
-		}
-		s.srvWG.Wait()
+		s.srv.Close()
 		s.client.CloseIdleConnections()
 	})
 }
@@ -334,16 +282,12 @@ func (s *ioScenario) Status() Status {
 		s.cpu.Load().readout("cpu_per_task_ms", "CPU/task"),
 		Num("http_errors", "HTTP errors", float64(s.errs.Load())),
 	)
-	if s.answered.Load()+s.wrong.Load() > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok", s.wrong.Load() == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(s.answered.Load()+s.wrong.Load() > 0, s.wrong.Load() == 0))
 	fibText := "off"
 	if s.cpuOn.Load() {
 		fibText = "on"
 	}
-	addr := s.ln.Addr().String()
+	addr := s.srv.Addr()
 	rs = append(rs, Str("listen_addr", "listening on", addr))
 	return Status{
 		Load:     fmt.Sprintf("on %s: %d calls/s open-loop, %v delay each, fib(%d) %s", addr, rate, s.delay, ioFibN, fibText),
@@ -358,22 +302,19 @@ func (s *ioScenario) SetLoad(delta int) {
 	s.poke()
 }
 
-// ToggleCPU switches fib(20) before each call on or off.
-func (s *ioScenario) ToggleCPU() bool {
-	for {
-		on := s.cpuOn.Load()
-		if s.cpuOn.CompareAndSwap(on, !on) {
-			return !on
+// Turn applies c: fib(20) before each call, on or off, for tasks arriving
+// from now on.
+func (s *ioScenario) Turn(key string) {
+	turn(ioKnobs, key, func(string, int) {
+		for {
+			if on := s.cpuOn.Load(); s.cpuOn.CompareAndSwap(on, !on) {
+				return
+			}
 		}
-	}
+	})
 }
 
-func (s *ioScenario) Pause(p bool) {
-	s.paused.Store(p)
-	s.poke()
-}
-
-// poke wakes the generator to re-read the rate and the pause.
+// poke wakes the generator to re-read the rate.
 func (s *ioScenario) poke() {
 	select {
 	case s.kick <- struct{}{}:

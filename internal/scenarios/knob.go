@@ -1,7 +1,5 @@
 package scenarios
 
-import "sort"
-
 // Knob is one live setting a scenario offers besides the common keys: the
 // key that turns it and by how much, as data, so the key map, the help
 // screen, --keys and the session need no code per scenario (the l and L
@@ -19,32 +17,11 @@ type Knob struct {
 	Help string
 }
 
-// Knobber is a scenario with Knobs. Turn applies one press of the knob
-// bound to key (Knob.Step) and is a no-op for a key it has no knob for.
+// Knobber is a scenario with Knobs (Meta.Knobs). Turn applies one press
+// of the knob bound to key (Knob.Step) and is a no-op for a key it has no
+// knob for.
 type Knobber interface {
-	Knobs() []Knob
 	Turn(key string)
-}
-
-// AllKnobs lists the knobs of every registered scenario, sorted by key,
-// each key once (the first scenario in Names order that binds it).
-func AllKnobs() []Knob {
-	seen := map[string]bool{}
-	var out []Knob
-	for _, n := range Names() {
-		k, ok := registry[n].make(Config{}).(Knobber)
-		if !ok {
-			continue
-		}
-		for _, kn := range k.Knobs() {
-			if !seen[kn.Key] {
-				seen[kn.Key] = true
-				out = append(out, kn)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
 }
 
 // turn applies the knob bound to key among ks through set(name, step);

@@ -16,14 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	guard "github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/hist"
 )
-
-func init() {
-	register("login", "bursts of 40 PBKDF2-SHA512 logins (220,000 iterations) on a 4-worker pool that also serves 64KB file reads: reads wait behind hashing (seed 000 s6)",
-		func(c Config) Scenario { return newLogin(c) })
-}
 
 // The login scenario (seed 000 section 6): Node runs crypto.pbkdf2 and fs
 // calls on libuv's pool of 4 threads, so a burst of logins holds up file
@@ -112,9 +106,11 @@ func pbkdf2Key(ctx context.Context, h func() hash.Hash, password string, salt []
 }
 
 type login struct {
+	// base's context is done once Stop begins: the drivers stop, the
+	// expected keys and every hash in progress give up.
+	base
 	gap, readEvery time.Duration
 	burstIdx       atomic.Int64
-	paused         atomic.Bool
 
 	env      Env
 	iters    int
@@ -123,13 +119,6 @@ type login struct {
 	vectorOK bool
 	want     [loginUsers][]byte // expected keys; written by the burst driver before its first burst
 
-	// ctx is done once Stop begins: the drivers stop, the expected keys
-	// and every hash in progress give up; stop is its Done.
-	ctx     context.Context
-	cancel  context.CancelFunc
-	stop    <-chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup // the two drivers
 	pending sync.WaitGroup // tasks submitted whose done has not run
 
 	hashLat, readLat       *hist.Recorder
@@ -164,15 +153,9 @@ func newLogin(c Config) *login {
 
 func (l *login) Name() string { return "login" }
 
-// KeepsLoop: a login server's Loop answers requests, so it keeps a core.
-func (l *login) KeepsLoop() bool { return true }
-
 func (l *login) Look() string {
 	return "file reads queue behind hashes on a shared pool: read p99 in bursts vs between"
 }
-
-// DefaultWorkers is libuv's default thread pool size, whatever the CPUs.
-func (l *login) DefaultWorkers(int) int { return LoginWorkers }
 
 func (l *login) Start(env Env) error {
 	l.env = env
@@ -204,42 +187,16 @@ func (l *login) Start(env Env) error {
 	l.readLat = hist.NewRecorder(env.Window, nil)
 	l.readBurst = hist.NewRecorder(env.Window, nil)
 	l.readBetween = hist.NewRecorder(env.Window, nil)
-	l.ctx, l.cancel = context.WithCancel(context.Background())
-	l.stop = l.ctx.Done()
-	l.wg.Add(2)
-	go l.bursts()
-	go l.reader()
+	l.begin()
+	l.goSafe(l.bursts)
+	l.goSafe(l.reader)
 	return nil
-}
-
-// stopped reports whether Stop has begun.
-func (l *login) stopped() bool {
-	select {
-	case <-l.stop:
-		return true
-	default:
-		return false
-	}
-}
-
-// sleep waits d or until Stop; false means stopped.
-func (l *login) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-l.stop:
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // bursts computes the expected keys, then sends a burst of hashes, waits
 // for all of them, rests for the gap, and again. Bursts never overlap: on
 // a small machine at scale 1 a burst takes longer than the gap.
 func (l *login) bursts() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer l.wg.Done()
 	t0 := time.Now()
 	for i := range l.want {
 		if l.stopped() {
@@ -250,13 +207,7 @@ func (l *login) bursts() {
 	if !l.sleep(time.Until(t0.Add(loginFirstBurst))) {
 		return
 	}
-	for {
-		if l.paused.Load() {
-			if !l.sleep(50 * time.Millisecond) {
-				return
-			}
-			continue
-		}
+	for l.waitRunning() {
 		n := loginBursts[l.burstIdx.Load()]
 		start := time.Now()
 		left := make(chan struct{})
@@ -275,7 +226,7 @@ func (l *login) bursts() {
 		}
 		l.submitMu.Unlock()
 		select {
-		case <-l.stop:
+		case <-l.done():
 			return
 		case <-left:
 		}
@@ -320,15 +271,7 @@ func (l *login) hash(user int, finish func()) {
 
 // reader submits a file read every readEvery, open-loop: due times are
 // t0 + k*readEvery whatever the reads before did.
-func (l *login) reader() {
-	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-	defer l.wg.Done()
-	everyTick(l.readEvery, l.stop, func() {
-		if !l.paused.Load() {
-			l.read()
-		}
-	})
-}
+func (l *login) reader() { l.every(l.readEvery, nil, l.read) }
 
 // read submits one read of the file as a pool task and records how long
 // it took from submit to done, split by whether a burst was in progress
@@ -384,9 +327,7 @@ func (l *login) read() {
 // started skip their work, hashes in progress give up within about a
 // millisecond) and removes the file. Safe twice.
 func (l *login) Stop() {
-	l.once.Do(func() {
-		l.cancel()
-		l.wg.Wait()
+	l.halt(func() {
 		l.pending.Wait()
 		os.Remove(l.path)
 	})
@@ -406,12 +347,8 @@ func (l *login) Status() Status {
 		l.cpu.readout("cpu_per_hash_ms", "CPU/hash"),
 		Num("rejected", "rejected", float64(l.rejected.Load())),
 	}
-	if l.hashes.Load() > 0 && l.reads.Load() > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok",
-			l.vectorOK && l.wrongHash.Load() == 0 && l.badReads.Load() == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(l.hashes.Load() > 0 && l.reads.Load() > 0,
+		l.vectorOK && l.wrongHash.Load() == 0 && l.badReads.Load() == 0))
 	return Status{
 		Load: fmt.Sprintf("bursts of %d hashes x %d iterations, %v apart; a 64KB read every %v",
 			loginBursts[l.burstIdx.Load()], l.iters, l.gap, l.readEvery),
@@ -424,8 +361,6 @@ func (l *login) SetLoad(delta int) {
 	i := min(max(l.burstIdx.Load()+int64(delta), 0), int64(len(loginBursts)-1))
 	l.burstIdx.Store(i)
 }
-
-func (l *login) Pause(p bool) { l.paused.Store(p) }
 
 // Reset clears the latency figures (the in-burst and between split counts
 // since the last reset).

@@ -4,13 +4,10 @@
 package scenarios
 
 import (
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/internal/probe"
 )
 
 // Env is what a scenario may use. Everything a scenario does to the process
@@ -46,6 +43,11 @@ type Env struct {
 	// Resolution is the Loop-delay probe's period, for a scenario that
 	// probes Loops of its own (server's --loops); 10ms when 0.
 	Resolution time.Duration
+	// LoopLag reads the session's own probe of the Loop (Post's), so a
+	// scenario that reports the Loop's lateness reads it rather than run
+	// a second probe beside it (100 wake-ups a second at 10ms); nil
+	// (tests) means probe it yourself. Reset is the session's (the r key).
+	LoopLag func() probe.LagStats
 	// Headline takes one observation of the scenario's headline latency
 	// (HeadlineSpec), which ended now and lasted d; the session files it
 	// under the pool size in force when it began. Call it through
@@ -102,45 +104,6 @@ type Scenario interface {
 	Reset()
 }
 
-// DefaultWorkerser is a Scenario with its own default pool size, used when
-// no size is given (session.Config.Workers < 0) instead of the CPU-based
-// suggestion.
-type DefaultWorkerser interface {
-	// DefaultWorkers returns the pool size to start with on a machine
-	// with cpus CPUs.
-	DefaultWorkers(cpus int) int
-}
-
-// Headliner is a scenario that names, in order, the readouts a sweep table
-// shows for it beside the common columns: the figures its seed's own table
-// reports (seed 001's ping p99, seed 002's wall per mode).
-type Headliner interface {
-	SweepKeys() []string
-}
-
-// SweepKeys returns the headline readout keys of a registered scenario,
-// none when it has no Headliner.
-func SweepKeys(name string) []string {
-	e, ok := registry[name]
-	if !ok {
-		return nil
-	}
-	if h, ok := e.make(Config{}).(Headliner); ok {
-		return h.SweepKeys()
-	}
-	return nil
-}
-
-// LoopKeeper is a scenario whose Loop must stay responsive (it serves
-// requests): offtop suggests one worker fewer than the CPUs for it, so the
-// Loop keeps a core (seed 003's cores - 1).
-type LoopKeeper interface {
-	KeepsLoop() bool
-}
-
-// Factory makes a fresh scenario; the Config gives its parameters.
-type Factory func(Config) Scenario
-
 // Config holds scenario parameters from flags. The zero value gives every
 // scenario its defaults.
 type Config struct {
@@ -181,52 +144,3 @@ type Config struct {
 	// 127.0.0.1:0, a free loopback port).
 	Listen string
 }
-
-type entry struct {
-	name, summary string
-	make          Factory
-}
-
-var registry = map[string]entry{}
-
-// register adds a scenario; called from init in each scenario's file.
-func register(name, summary string, f Factory) {
-	if _, dup := registry[name]; dup {
-		panic("scenarios: duplicate " + name)
-	}
-	registry[name] = entry{name, summary, f}
-}
-
-// ErrUnknown is returned by New for a name not in the registry.
-var ErrUnknown = errors.New("unknown scenario")
-
-// Default is the scenario offtop runs when none is named.
-const Default = "server"
-
-// New returns a fresh scenario by name.
-func New(name string, c Config) (Scenario, error) {
-	e, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("%w %q (have: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
-	}
-	return e.make(c), nil
-}
-
-// Names lists the registered scenarios, the default first, the rest sorted.
-func Names() []string {
-	var n []string
-	for k := range registry {
-		if k != Default {
-			n = append(n, k)
-		}
-	}
-	sort.Strings(n)
-	if _, ok := registry[Default]; ok {
-		n = append([]string{Default}, n...)
-	}
-	return n
-}
-
-// Summary is the one-line description of a registered scenario for
-// `offtop scenarios`.
-func Summary(name string) string { return registry[name].summary }

@@ -2,11 +2,8 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,23 +13,15 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 )
 
-func init() {
-	register("server", "real HTTP on 127.0.0.1: /ping beside /fast fib(30) and /slow fib(37); workers=0 is Node's plain server (seeds 000 s4, 001)",
-		func(c Config) Scenario {
-			return &server{clients: 2, listen: c.Listen, startLoops: max(c.ServerLoops, 1)}
-		})
-}
-
 // The server scenario's workload (seed 001: fibonacci(30) ~12 ms and
 // fibonacci(37) ~380 ms of CPU in V8; Go runs them about 3x faster) and its
 // health check (seed 000 section 4: a /ping every 50 ms, 2 s timeout).
 const (
-	fastN        = 30
-	slowN        = 37
-	pingEvery    = 50 * time.Millisecond
-	pingTimeout  = 2 * time.Second
-	maxClients   = 16
-	stopDeadline = 2 * time.Second
+	fastN       = 30
+	slowN       = 37
+	pingEvery   = 50 * time.Millisecond
+	pingTimeout = 2 * time.Second
+	maxClients  = 16
 	// idleConnTimeout closes a client connection idle that long. In steady
 	// state every connection is reused within 50 ms (a /ping) or at once
 	// (a closed-loop client); the extra ones opened while /ping waits
@@ -66,7 +55,12 @@ type endpoint struct {
 	errs   atomic.Int64 // failed or wrong responses
 }
 
+func newServer(c Config) *server {
+	return &server{clients: 2, listen: c.Listen, startLoops: max(c.ServerLoops, 1)}
+}
+
 type server struct {
+	base
 	clients    int    // closed-loop clients per CPU endpoint; guarded by mu
 	listen     string // address to listen on; "" is 127.0.0.1:0
 	startLoops int
@@ -78,15 +72,9 @@ type server struct {
 	conns   atomic.Int64 // connections accepted
 
 	env    Env
-	ln     net.Listener
-	srv    *http.Server
+	srv    *loopback
 	client *http.Client
-	base   string
 	start  time.Time
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	paused atomic.Bool
 
 	// mu guards clients, runs (the client goroutines' cancel funcs per
 	// endpoint) and the recorders' replacement on Reset.
@@ -99,13 +87,6 @@ type server struct {
 
 func (s *server) Name() string { return "server" }
 
-// KeepsLoop: the Loop answers /ping, so it keeps a core.
-func (s *server) KeepsLoop() bool { return true }
-
-// SweepKeys are seed 001's columns: the light endpoint's tail, both rates.
-func (s *server) SweepKeys() []string {
-	return []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"}
-}
 func (s *server) Look() string {
 	if s.nLoops.Load() > 1 {
 		return "Loops add cores, not a free Loop: /ping still waits behind fib (one heap here)"
@@ -120,43 +101,27 @@ func (s *server) newEndpoint() *endpoint {
 func (s *server) Start(env Env) error {
 	s.env = env
 	s.fast, s.slow, s.ping = s.newEndpoint(), s.newEndpoint(), s.newEndpoint()
-	addr := s.listen
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("server: listen: %w", err)
-	}
-	s.setLoops(s.startLoops)
-	s.ln = ln
-	s.base = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ping", s.handlePing)
 	mux.HandleFunc("/fast", s.handleFib(fastN, s.fast))
 	mux.HandleFunc("/slow", s.handleFib(slowN, s.slow))
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ConnContext: s.connContext}
+	s.setLoops(s.startLoops) // before the first request picks a Loop
+	srv, err := serveLoopback("server", s.listen, &http.Server{Handler: mux, ConnContext: s.connContext},
+		func(error) { s.wrong.Add(1) })
+	if err != nil {
+		s.stopLoops()
+		return err
+	}
+	s.srv = srv
 	s.client = &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: 2*maxClients + 64,
 		IdleConnTimeout:     idleConnTimeout,
 		DisableCompression:  true,
 	}}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.begin()
 	s.start = time.Now()
 	s.runs = map[string][]context.CancelFunc{}
-	s.wg.Add(2)
-	go func() {
-		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-		defer s.wg.Done()
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.wrong.Add(1)
-		}
-	}()
-	go func() {
-		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-		defer s.wg.Done()
-		s.pinger()
-	}()
+	s.goSafe(s.pinger)
 	s.mu.Lock()
 	s.setClients(s.clients)
 	s.mu.Unlock()
@@ -219,12 +184,7 @@ func (s *server) setClients(n int) {
 		for len(runs) < n {
 			ctx, cancel := context.WithCancel(s.ctx)
 			runs = append(runs, cancel)
-			s.wg.Add(1)
-			go func() {
-				defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-				defer s.wg.Done()
-				s.closedLoop(ctx, route, e)
-			}()
+			s.goSafe(func() { s.closedLoop(ctx, route, e) })
 		}
 		s.runs[route] = runs
 	}
@@ -242,16 +202,9 @@ func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
 	if route == "/slow" {
 		want = fibWant[slowN]
 	}
-	for ctx.Err() == nil {
-		if s.paused.Load() {
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
-			continue
-		}
+	for s.waitRunningCtx(ctx) {
 		t := time.Now()
-		body, err := httpGet(ctx, client, s.base+route)
+		body, err := httpGet(ctx, client, s.srv.URL+route)
 		if ctx.Err() != nil {
 			return
 		}
@@ -271,20 +224,11 @@ func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
 // its due time, so a slow answer never delays the next ping (no coordinated
 // omission). A ping without an answer within 2 s is a failure.
 func (s *server) pinger() {
-	stop := s.ctx.Done()
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	// Pause stops the pings too: they are HTTP traffic like the rest (20
 	// requests/s cost ~2% of a core here), and a paused offtop should cost
 	// next to nothing. The probes go on measuring the Loop.
-	everyTick(pingEvery, stop, func() {
-		if s.paused.Load() {
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-			defer wg.Done()
+	s.every(pingEvery, nil, func() {
+		s.goSafe(func() {
 			t := time.Now()
 			body, err := s.get(s.ctx, "/ping", pingTimeout)
 			if s.ctx.Err() != nil {
@@ -297,7 +241,7 @@ func (s *server) pinger() {
 			s.ping.done.Add(1)
 			s.ping.lat.Record(int64(time.Since(t)))
 			s.env.ObserveHeadline(time.Since(t))
-		}()
+		})
 	})
 }
 
@@ -308,21 +252,17 @@ func (s *server) get(ctx context.Context, route string, timeout time.Duration) (
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return httpGet(ctx, s.client, s.base+route)
+	return httpGet(ctx, s.client, s.srv.URL+route)
 }
 
 // Stop cancels the clients and the pinger, closes the server and waits for
 // every goroutine the scenario started.
 func (s *server) Stop() {
-	s.cancel()
-	ctx, cancel := context.WithTimeout(context.Background(), stopDeadline)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
+	s.halt(func() {
 		s.srv.Close()
-	}
-	s.wg.Wait()
-	s.client.CloseIdleConnections()
-	s.stopLoops()
+		s.client.CloseIdleConnections()
+		s.stopLoops()
+	})
 }
 
 func (s *server) Status() Status {
@@ -342,11 +282,7 @@ func (s *server) Status() Status {
 		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
 		Num("http_errors", "HTTP errors", float64(s.fast.errs.Load()+s.slow.errs.Load())),
 	)
-	if s.fast.done.Load()+s.slow.done.Load() > 0 {
-		rs = append(rs, Bool("answer_ok", "answer ok", s.wrong.Load() == 0))
-	} else {
-		rs = append(rs, NA("answer_ok", "answer ok"))
-	}
+	rs = append(rs, answer(s.fast.done.Load()+s.slow.done.Load() > 0, s.wrong.Load() == 0))
 	for _, x := range []struct {
 		k string
 		e *endpoint
@@ -354,13 +290,13 @@ func (s *server) Status() Status {
 		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)))
 	}
 	rs = append(rs, s.loopReadouts()...)
-	rs = append(rs, Str("listen_addr", "listening on", s.ln.Addr().String()))
+	rs = append(rs, Str("listen_addr", "listening on", s.srv.Addr()))
 	load := fmt.Sprintf("%d closed-loop %s per endpoint, /ping every %v", n, plural(n, "client", "clients"), pingEvery)
 	if l := s.nLoops.Load(); l > 1 {
 		load = fmt.Sprintf("%d Loops, one heap; ", l) + load
 	}
 	// the address first, where a narrow screen does not cut it off
-	return Status{Load: "on " + s.ln.Addr().String() + ": " + load, Readouts: rs}
+	return Status{Load: "on " + s.srv.Addr() + ": " + load, Readouts: rs}
 }
 
 func (s *server) SetLoad(delta int) {
@@ -368,8 +304,6 @@ func (s *server) SetLoad(delta int) {
 	defer s.mu.Unlock()
 	s.setClients(min(max(s.clients+delta, 1), maxClients))
 }
-
-func (s *server) Pause(p bool) { s.paused.Store(p) }
 
 func (s *server) Reset() {
 	for _, e := range []*endpoint{s.fast, s.slow, s.ping} {

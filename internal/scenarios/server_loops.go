@@ -16,11 +16,21 @@ const MaxLoops = 8
 // srvLoop is one of server's Loops: Node's cluster runs one process per
 // core, each with its own event loop; offtop runs one goroutine each, in
 // one process. Loop 0 is the session's own Loop (env.Do); the others are
-// the scenario's (own). Each has its own lateness probe.
+// the scenario's (own). Each has a lateness probe: Loop 0's is the
+// session's (env.LoopLag), the others' their own.
 type srvLoop struct {
 	do  func(fn func())
-	own *probe.Loop // nil for Loop 0
-	lag *probe.LagProbe
+	own *probe.Loop     // nil for Loop 0
+	lag *probe.LagProbe // nil when Loop 0 reads the session's probe
+	env func() probe.LagStats
+}
+
+// stats is the Loop's probe figures.
+func (l *srvLoop) stats() probe.LagStats {
+	if l.lag == nil {
+		return l.env()
+	}
+	return l.lag.Stats()
 }
 
 // connKey carries a connection's accept number in its context.
@@ -58,7 +68,11 @@ func (s *server) setLoops(n int) {
 	var gone []*srvLoop
 	s.loopsMu.Lock()
 	if len(s.loops) == 0 {
-		s.loops = append(s.loops, &srvLoop{do: s.env.Do, lag: probe.StartLagProbe(s.env.Post, s.resolution(), s.env.Window)})
+		l0 := &srvLoop{do: s.env.Do, env: s.env.LoopLag}
+		if l0.env == nil {
+			l0.lag = probe.StartLagProbe(s.env.Post, s.resolution(), s.env.Window)
+		}
+		s.loops = append(s.loops, l0)
 	}
 	for len(s.loops) < n {
 		l := probe.NewLoop()
@@ -78,7 +92,9 @@ func (s *server) setLoops(n int) {
 // stop ends the Loop's probe and, for a Loop of the scenario's own, the
 // Loop.
 func (l *srvLoop) stop() {
-	l.lag.Stop()
+	if l.lag != nil {
+		l.lag.Stop()
+	}
 	if l.own != nil {
 		l.own.Close()
 	}
@@ -105,7 +121,7 @@ func (s *server) loopReadouts() []Readout {
 	var each []Readout
 	have := false
 	for i, l := range ls {
-		st := l.lag.Stats().Corrected
+		st := l.stats().Corrected
 		if st.Count > 0 {
 			have = true
 			worst = max(worst, st.P99)
@@ -121,26 +137,26 @@ func (s *server) loopReadouts() []Readout {
 	return append(rs, each...)
 }
 
-// resetLoops empties the Loops' probes.
+// resetLoops empties the Loops' own probes (the session resets its own).
 func (s *server) resetLoops() {
 	s.loopsMu.Lock()
 	defer s.loopsMu.Unlock()
 	for _, l := range s.loops {
-		l.lag.Reset()
+		if l.lag != nil {
+			l.lag.Reset()
+		}
 	}
 }
 
-// Knobs: l and L, one Loop fewer or more.
-func (s *server) Knobs() []Knob {
-	return []Knob{
-		{Key: "l", Name: "loops", Unit: "Loops", Step: -1, Help: "Loops"},
-		{Key: "L", Name: "loops", Unit: "Loops", Step: 1, Help: "Loops"},
-	}
+// serverKnobs: l and L, one Loop fewer or more.
+var serverKnobs = []Knob{
+	{Key: "l", Name: "loops", Unit: "Loops", Step: -1, Help: "Loops"},
+	{Key: "L", Name: "loops", Unit: "Loops", Step: 1, Help: "Loops"},
 }
 
 // Turn applies l or L.
 func (s *server) Turn(key string) {
-	turn(s.Knobs(), key, func(_ string, step int) { s.setLoops(int(s.nLoops.Load()) + step) })
+	turn(serverKnobs, key, func(_ string, step int) { s.setLoops(int(s.nLoops.Load()) + step) })
 }
 
 // onOwnLoop reports whether l runs a request's CPU work itself: a Loop of

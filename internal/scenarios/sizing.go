@@ -47,24 +47,13 @@ type SizingSpec struct {
 	SweepLoad int
 }
 
-// sizings is every registered scenario's sizing, keyed by name. crash
-// and stall have no size to pick for: their lesson is survival and the
-// probe itself; they fall back to the knee of their throughput.
-var sizings = map[string]SizingSpec{
-	"server":    {Rule: RuleLatency},
-	"login":     {Rule: RuleLatency},
-	"io":        {Rule: RuleLittle, SweepLoad: 2},
-	"count":     {Rule: RuleKnee},
-	"breakeven": {Rule: RuleKnee},
-	"crash":     {Rule: RuleKnee},
-	"stall":     {Rule: RuleKnee},
-}
-
-// Sizing returns the sizing of a registered scenario; a name with none
-// gets the knee, the rule that needs only throughput.
+// Sizing returns the sizing of a registered scenario (Meta.Sizing); a
+// name with none gets the knee, the rule that needs only throughput.
+// crash and stall have no size to pick for: their lesson is survival and
+// the probe itself; they fall back to the knee of their throughput.
 func Sizing(name string) SizingSpec {
-	if s, ok := sizings[name]; ok {
-		return s
+	if m, ok := registry[name]; ok && m.Sizing.Rule != 0 {
+		return m.Sizing
 	}
 	return SizingSpec{Rule: RuleKnee}
 }

@@ -6,8 +6,8 @@ import "testing"
 // in the registry's sizing, none falls back unnoticed.
 func TestEveryScenarioHasASizing(t *testing.T) {
 	for _, n := range Names() {
-		s, ok := sizings[n]
-		if !ok || s.Rule.String() == "none" {
+		s := registry[n].Sizing
+		if s.Rule == 0 || s.Rule.String() == "none" {
 			t.Errorf("%s: no sizing rule", n)
 		}
 	}

@@ -1,20 +1,11 @@
 package scenarios
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
-
-	guard "github.com/offtop/offtop/internal/crash"
 )
-
-func init() {
-	register("stall", "the Loop busy-waits for exactly D every P (default 100ms every 1s): calibrates the probe",
-		func(c Config) Scenario { return newStall(c) })
-}
 
 // Defaults of the stall scenario: a 100 ms stall every 1 s, the pattern
 // shared/STACK.md measured Node's monitorEventLoopDelay on.
@@ -32,19 +23,15 @@ const (
 // cut stall is counted (stalls_cut) and its length so far is last_stall_ms,
 // and the probe, its sample now run, records it as it would a full one.
 type stall struct {
+	base
 	period time.Duration
 	d      atomic.Int64 // stall length in ns; [ and ] step it by 10 ms
-	paused atomic.Bool
 
-	env    Env
-	ctx    context.Context // done once Stop begins
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	n      atomic.Int64 // stalls run to their end
-	cut    atomic.Int64 // stalls cut short by Stop
-	short  atomic.Int64 // stalls that ran shorter than asked, not cut (never expected)
-	last   atomic.Int64 // measured length of the last stall (a cut one: so far), ns
-	once   sync.Once
+	env   Env
+	n     atomic.Int64 // stalls run to their end
+	cut   atomic.Int64 // stalls cut short by Stop
+	short atomic.Int64 // stalls that ran shorter than asked, not cut (never expected)
+	last  atomic.Int64 // measured length of the last stall (a cut one: so far), ns
 }
 
 func newStall(c Config) *stall {
@@ -70,41 +57,38 @@ func (s *stall) Look() string {
 
 func (s *stall) Start(env Env) error {
 	s.env = env
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Add(1)
-	go func() {
-		defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
-		defer s.wg.Done()
+	s.begin()
+	s.goSafe(func() {
 		k := 0
 		next := func() {
-			if s.paused.Load() {
-				return
-			}
 			k++
 			// A request arrives at a random moment, not in step with the
 			// probe: stall k starts stallPhase(k) after its due time, so
 			// stalls fall at every phase of a 10ms probe and the max reads D.
-			select {
-			case <-s.ctx.Done():
+			if !s.sleep(stallPhase(k)) {
 				return
-			case <-time.After(stallPhase(k)):
 			}
 			d := time.Duration(s.d.Load())
 			env.Post(func() { s.run(d) })
 		}
+		// the first at once (on resume, for a run that starts paused),
+		// then one every period
+		if !s.waitRunning() {
+			return
+		}
 		next()
-		everyTick(s.period, s.ctx.Done(), next)
-	}()
+		s.every(s.period, nil, next)
+	})
 	return nil
 }
 
 // run is one stall, on the Loop: a spin for d, cut short by Stop. A stall
 // whose turn comes after Stop does not start.
 func (s *stall) run(d time.Duration) {
-	if s.ctx.Err() != nil {
+	if s.stopped() {
 		return
 	}
-	took, cut := spin(s.ctx.Done(), d)
+	took, cut := spin(s.done(), d)
 	s.last.Store(int64(took))
 	switch {
 	case cut:
@@ -142,12 +126,7 @@ func spin(stop <-chan struct{}, d time.Duration) (took time.Duration, cut bool) 
 // Stop cuts a stall in progress short and waits for the driver. It does
 // not wait for the Loop: a stall callback still queued there returns at
 // once. Safe twice.
-func (s *stall) Stop() {
-	s.once.Do(func() {
-		s.cancel()
-		s.wg.Wait()
-	})
-}
+func (s *stall) Stop() { s.halt(nil) }
 
 func (s *stall) Status() Status {
 	d := time.Duration(s.d.Load())
@@ -169,5 +148,4 @@ func (s *stall) SetLoad(delta int) {
 	s.d.Store(int64(min(max(d, 10*time.Millisecond), s.period)))
 }
 
-func (s *stall) Pause(p bool) { s.paused.Store(p) }
-func (s *stall) Reset()       { s.n.Store(0); s.short.Store(0); s.cut.Store(0) }
+func (s *stall) Reset() { s.n.Store(0); s.short.Store(0); s.cut.Store(0) }

@@ -14,8 +14,6 @@ var actionNames = map[ActionKind]string{
 	TogglePause:       "pause",
 	Reset:             "reset",
 	NextScenario:      "next_scenario",
-	StepPayload:       "step_payload",
-	ToggleCPU:         "toggle_cpu",
 	AddGOMAXPROCS:     "add_gomaxprocs",
 	DefaultGOMAXPROCS: "default_gomaxprocs",
 	TogglePerTask:     "per_task",

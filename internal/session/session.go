@@ -32,7 +32,7 @@ const MaxWorkers = pool.MaxSize
 
 // Config describes a run. Zero fields take the defaults above; Workers < 0
 // means the suggested size (Suggested: the scenario's own default when it
-// has one, scenarios.DefaultWorkerser).
+// has one, scenarios.Meta.Workers).
 type Config struct {
 	Scenario   string // scenarios.Default when empty
 	Workers    int
@@ -189,7 +189,7 @@ func New(c Config) (*Session, error) {
 	}
 	cpus := sysinfo.ReadCPUs("/")
 	if c.Workers < 0 {
-		c.Workers = startWorkers(scen, cpus)
+		c.Workers = StartWorkers(c.Scenario, cpus)
 	}
 
 	s := &Session{
@@ -274,6 +274,7 @@ func (s *Session) env() scenarios.Env {
 		Window:  s.cfg.Window,
 
 		Resolution: s.cfg.Resolution,
+		LoopLag:    s.lag.Stats,
 
 		SubmitTimeout: s.own.SubmitTimeout,
 		Counts:        s.own.Counts,
@@ -316,39 +317,22 @@ func gomaxprocsSource() string {
 
 // Suggest is the pool size offtop suggests for scenario on these CPUs,
 // and the rule in one line: floor(min(affinity, quota)), at least 1, one
-// fewer for a scenario whose Loop must stay responsive (scenarios.LoopKeeper:
+// fewer for a scenario whose Loop must stay responsive (scenarios.Meta.KeepsLoop:
 // server, login; seed 003's cores - 1). See sysinfo.CPUs.Suggest.
 func Suggest(scenario string, cpus sysinfo.CPUs) (int, string) {
-	scen, err := scenarios.New(scenario, scenarios.Config{})
-	if err != nil {
-		return cpus.Suggest(false)
-	}
-	return suggest(scen, cpus)
-}
-
-func suggest(scen scenarios.Scenario, cpus sysinfo.CPUs) (int, string) {
-	k, ok := scen.(scenarios.LoopKeeper)
-	return cpus.Suggest(ok && k.KeepsLoop())
+	m, _ := scenarios.Lookup(scenario)
+	return cpus.Suggest(m.KeepsLoop)
 }
 
 // StartWorkers is the pool size a run starts with when --workers is not
 // given: the scenario's own default where it has one
-// (scenarios.DefaultWorkerser: login's 4, libuv's thread pool; io's 4),
+// (scenarios.Meta.Workers: login's 4, libuv's thread pool; io's 4),
 // within 1..MaxWorkers, else the suggestion.
 func StartWorkers(scenario string, cpus sysinfo.CPUs) int {
-	scen, err := scenarios.New(scenario, scenarios.Config{})
-	if err != nil {
-		n, _ := cpus.Suggest(false)
-		return n
+	if m, _ := scenarios.Lookup(scenario); m.Workers > 0 {
+		return min(m.Workers, MaxWorkers)
 	}
-	return startWorkers(scen, cpus)
-}
-
-func startWorkers(scen scenarios.Scenario, cpus sysinfo.CPUs) int {
-	if d, ok := scen.(scenarios.DefaultWorkerser); ok {
-		return min(max(d.DefaultWorkers(cpus.NumCPU), 1), MaxWorkers)
-	}
-	n, _ := suggest(scen, cpus)
+	n, _ := Suggest(scenario, cpus)
 	return n
 }
 
@@ -379,7 +363,11 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 		cpus.Procs = runtime.GOMAXPROCS(0)
 	}
 	// s.scen is set before the first overlay and never nil after.
-	snap.SuggestedWorkers, snap.SuggestedRule = suggest(s.scen.Scenario, cpus)
+	if s.cfg.Program != nil { // a program named like a scenario is not it
+		snap.SuggestedWorkers, snap.SuggestedRule = cpus.Suggest(false)
+	} else {
+		snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
+	}
 	snap.Look = s.scen.Look()
 	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
 	snap.UsableCPUs = s.cpus.Usable()
@@ -573,14 +561,6 @@ func (s *Session) apply(a Action) error {
 		s.sizes.clear(k.scen, k)
 	case NextScenario:
 		return s.switchScenario()
-	case StepPayload:
-		if p, ok := scen.Scenario.(scenarios.PayloadStepper); ok {
-			p.StepPayload(a.N)
-		}
-	case ToggleCPU:
-		if c, ok := scen.Scenario.(scenarios.CPUToggler); ok {
-			c.ToggleCPU()
-		}
 	case TogglePerTask:
 		s.own.SetPerTask(!s.own.PerTask()) // a scenario session's: programCheck refuses it in a Program
 	case Turn:

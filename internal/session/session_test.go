@@ -212,8 +212,8 @@ func TestScenarioKeysReachTheirScenario(t *testing.T) {
 		scenario string
 		a        Action
 	}{
-		{"breakeven", Action{Kind: StepPayload, N: 1}},
-		{"io", Action{Kind: ToggleCPU}},
+		{"breakeven", Action{Kind: Turn, Key: "S"}},
+		{"io", Action{Kind: Turn, Key: "c"}},
 	} {
 		s := newSession(t, Config{Scenario: c.scenario, Workers: 1, Scale: 0.05})
 		waitFor(t, "a first sample", func() bool { return s.Snapshot().Load != "" })

@@ -148,12 +148,6 @@ const (
 	Reset
 	// NextScenario stops the scenario and starts the next one in the registry.
 	NextScenario
-	// StepPayload steps the payload size by N (breakeven's s and S); a
-	// scenario without payloads ignores it (scenarios.PayloadStepper).
-	StepPayload
-	// ToggleCPU turns the CPU work before each task's I/O on or off (io's
-	// c); others ignore it (scenarios.CPUToggler).
-	ToggleCPU
 	// AddGOMAXPROCS changes GOMAXPROCS by N within 1..NumCPU (g and G),
 	// to emulate a smaller machine; the runtime then stops updating it.
 	AddGOMAXPROCS
@@ -169,8 +163,8 @@ const (
 	// TogglePerTask turns the goroutine-per-task mode on or off (u).
 	TogglePerTask
 	// Turn turns the scenario's knob bound to Key (scenarios.Knob: server's
-	// Loops, count's split, breakeven's payload kind); a scenario without
-	// that knob ignores it.
+	// Loops, count's split, breakeven's payload kind and size, io's CPU
+	// work); a scenario without that knob ignores it.
 	Turn
 )
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -17,10 +18,10 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	n := ansi.StringWidth(s)
+	n := cellWidth(s)
 	if n > w {
 		s = ansi.Truncate(s, w, "…")
-		n = ansi.StringWidth(s)
+		n = cellWidth(s)
 	}
 	if n < w {
 		s += strings.Repeat(" ", w-n)
@@ -33,7 +34,7 @@ func cut(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) > w {
+	if cellWidth(s) > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s
@@ -146,8 +147,37 @@ func appendBlock(out, block []string, n, w int) []string {
 	return out
 }
 
-// cellWidth is the cells s takes on screen, escape sequences aside.
-func cellWidth(s string) int { return ansi.StringWidth(s) }
+// cellWidth is the cells s takes on screen, escape sequences aside
+// (ansi.StringWidth), remembered: most lines of a frame are the last
+// frame's, and measuring one walks its grapheme clusters, half the time
+// a frame took to format. widths is emptied when it holds maxWidths.
+func cellWidth(s string) int {
+	widths.mu.Lock()
+	n, ok := widths.m[s]
+	widths.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = ansi.StringWidth(s)
+	widths.mu.Lock()
+	if len(widths.m) >= maxWidths {
+		clear(widths.m)
+	}
+	widths.m[s] = n
+	widths.mu.Unlock()
+	return n
+}
+
+// maxWidths bounds the strings cellWidth remembers: a few frames' lines
+// and cells.
+const maxWidths = 1024
+
+// widths is cellWidth's memory; mu guards m (Render may run on any
+// goroutine).
+var widths = struct {
+	mu sync.Mutex
+	m  map[string]int
+}{m: map[string]int{}}
 
 // fixedInt is n right-aligned in exactly w cells (w >= 4): whole when it
 // fits, else with an SI suffix (12k, 1.2M, 340G), so a figure's growth

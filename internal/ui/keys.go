@@ -27,9 +27,6 @@ type KeyMap struct {
 	Next         key.Binding // next scenario
 	Pause        key.Binding // pause or resume the scenario's load
 	Reset        key.Binding // reset the since-reset figures
-	Smaller      key.Binding // breakeven: smaller payload
-	Larger       key.Binding // breakeven: larger payload
-	CPU          key.Binding // io: CPU work before each call on/off
 	PerTask      key.Binding // a goroutine per task instead of the pool
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
@@ -58,9 +55,6 @@ var DefaultKeyMap = KeyMap{
 	Next:         key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
 	Pause:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
 	Reset:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
-	Smaller:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "smaller payload (breakeven)")),
-	Larger:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "larger payload (breakeven)")),
-	CPU:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "CPU before each call (io)")),
 	PerTask:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "goroutine per task on/off")),
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
@@ -76,18 +70,42 @@ var DefaultKeyMap = KeyMap{
 	HelpClose:    key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help")),
 }
 
-// knobsHelp is bindings in one line of help, "u/L/l/o/p goroutine per
-// task on/off, Loops, payload kind, split", so the ? screen keeps its
+// knobsHelp is bindings as few help lines: a pair bound to one
+// description on a line of its own ("l/L  Loops", "s/S  payload size"),
+// every single key on one shared line ("u/c/o/p  goroutine per task
+// on/off, CPU per call, payload kind, split"), so the ? screen keeps its
 // height; every key's own line is in offtop --help.
-func knobsHelp(bs []key.Binding) key.Binding {
-	var keys, names []string
+func knobsHelp(bs []key.Binding) []key.Binding {
+	var descs []string
+	keys := map[string][]string{}
 	for _, b := range bs {
-		keys = append(keys, b.Keys()...)
-		if d := b.Help().Desc; !slices.Contains(names, d) {
-			names = append(names, d)
+		d := b.Help().Desc
+		if _, ok := keys[d]; !ok {
+			descs = append(descs, d)
 		}
+		keys[d] = append(keys[d], b.Keys()...)
 	}
-	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), strings.Join(names, ", ")))
+	var singles, singleDescs []string
+	var pairs []key.Binding
+	for _, d := range descs {
+		ks := keys[d]
+		if len(ks) == 1 {
+			singles, singleDescs = append(singles, ks[0]), append(singleDescs, d)
+			continue
+		}
+		slices.SortFunc(ks, func(a, b string) int { // l before L
+			if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+				return c
+			}
+			return strings.Compare(b, a)
+		})
+		pairs = append(pairs, key.NewBinding(key.WithKeys(ks...), key.WithHelp(strings.Join(ks, "/"), d)))
+	}
+	if len(singles) == 0 {
+		return pairs
+	}
+	one := key.NewBinding(key.WithKeys(singles...), key.WithHelp(strings.Join(singles, "/"), strings.Join(singleDescs, ", ")))
+	return append([]key.Binding{one}, pairs...)
 }
 
 // knobBindings makes one binding per scenario knob.
@@ -150,8 +168,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		// the pool's size and the Ps it runs on, one group
 		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
 		// the load and the scenarios' own knobs, one group
-		{k.LoadDown, k.LoadUp, k.Pause, k.Next, k.Smaller, k.Larger, k.CPU,
-			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))},
+		append([]key.Binding{k.LoadDown, k.LoadUp, k.Pause, k.Next},
+			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))...),
 		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
 		{k.HelpUp, k.HelpDown, k.HelpClose},
 	}
@@ -160,7 +178,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
 	return append([]key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.Smaller, k.Larger, k.CPU, k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
+		k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -207,12 +225,6 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.TogglePause}, false, true
 	case key.Matches(k, DefaultKeyMap.Reset):
 		return session.Action{Kind: session.Reset}, false, true
-	case key.Matches(k, DefaultKeyMap.Smaller):
-		return session.Action{Kind: session.StepPayload, N: -1}, false, true
-	case key.Matches(k, DefaultKeyMap.Larger):
-		return session.Action{Kind: session.StepPayload, N: 1}, false, true
-	case key.Matches(k, DefaultKeyMap.CPU):
-		return session.Action{Kind: session.ToggleCPU}, false, true
 	case key.Matches(k, DefaultKeyMap.PerTask):
 		return session.Action{Kind: session.TogglePerTask}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsDown):

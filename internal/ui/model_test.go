@@ -99,9 +99,9 @@ var keyTable = []struct {
 	{"space", session.Action{Kind: session.TogglePause}, false, true},
 	{"r", session.Action{Kind: session.Reset}, false, true},
 	{"a", session.Action{Kind: session.AutoSize}, false, true},
-	{"s", session.Action{Kind: session.StepPayload, N: -1}, false, true},
-	{"S", session.Action{Kind: session.StepPayload, N: 1}, false, true},
-	{"c", session.Action{Kind: session.ToggleCPU}, false, true},
+	{"s", session.Action{Kind: session.Turn, Key: "s"}, false, true},
+	{"S", session.Action{Kind: session.Turn, Key: "S"}, false, true},
+	{"c", session.Action{Kind: session.Turn, Key: "c"}, false, true},
 	{"g", session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true},
 	{"G", session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true},
 	{"=", session.Action{Kind: session.DefaultGOMAXPROCS}, false, true},
@@ -417,4 +417,38 @@ func TestDetailToggles(t *testing.T) {
 	if len(f.Actions()) != 0 {
 		t.Errorf("d applied %v", f.Actions())
 	}
+}
+
+// TestViewFormatsAgainOnlyWhenItsInputChanged: View keeps the last frame
+// for a message that changes nothing (the tick), and never shows a stale
+// one: a newer sample, a resize and a view toggle each give the frame
+// render makes for the new state.
+func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
+	m := New(&fakeSource{}, time.Second)
+	a := richSnapshot()
+	b := richSnapshot()
+	b.Scenario = "count"
+	m.take(sample{snap: a, seq: 1})
+	want := func(step string, m Model) {
+		t.Helper()
+		if got, w := m.View().Content, render(m.snap, m.width, m.height, m.view); got != w {
+			t.Fatalf("%s: View is not render of the model's state", step)
+		}
+	}
+	want("first", m)
+	first := m.last.content
+	next, _ := m.update(tickMsg{})
+	m = next.(Model)
+	if m.View().Content != first || m.last.content != first {
+		t.Fatal("a tick changed the frame")
+	}
+	m.take(sample{snap: b, seq: 2})
+	want("newer sample", m)
+	if m.last.content == first {
+		t.Fatal("a newer sample kept the old frame")
+	}
+	next, _ = m.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	want("resize", next.(Model))
+	next, _ = next.(Model).update(tea.KeyPressMsg{Code: 'd', Text: "d"})
+	want("detail", next.(Model))
 }
