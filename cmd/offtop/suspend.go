@@ -255,6 +255,6 @@ func (s *suspender) note(w io.Writer) error {
 	if n == 0 {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "suspended %dx, %.1fs in all: the probe read it as Loop lateness (in its max)\n", n, d.Seconds())
+	_, err := fmt.Fprintf(w, "suspended %dx, %.1fs in all: the probe read it as Loop lateness (its max, and the corrected p99 of the size in force)\n", n, d.Seconds())
 	return err
 }
