@@ -72,7 +72,15 @@ func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	ping.run(ctx, &wg, client, "http://"+addr+"/ping", 1)
-	time.Sleep(10 * time.Second)
+	// At least 10s and 20 pings: with one ping connection in a closed loop
+	// each ping waits out a fib(37) on the Loop, over 1s under -race (9
+	// pings in 10s measured on a quiet CI machine), so the run lasts until
+	// 20 have come back, at most 60s.
+	for start := time.Now(); time.Since(start) < 60*time.Second; time.Sleep(250 * time.Millisecond) {
+		if _, n := ping.p99(); n >= 20 && time.Since(start) >= 10*time.Second {
+			break
+		}
+	}
 	snap := s.Snapshot()
 	cancel()
 	wg.Wait()
