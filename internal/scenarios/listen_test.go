@@ -53,6 +53,46 @@ func (o *outsideLoad) run(ctx context.Context, wg *sync.WaitGroup, client *http.
 	}
 }
 
+// every sends a GET to url every period, open-loop: each in its own
+// goroutine, due at start + i*period whether or not the last has answered,
+// and times each from when it was due, so a late sender hides no delay
+// (coordinated omission, G. Tene; wrk2's and oha -q's way).
+//
+// It sends until send is done; each ping in flight then still waits for its
+// reply until ctx is done, so the slowest replies are not the ones lost.
+func (o *outsideLoad) every(ctx, send context.Context, wg *sync.WaitGroup, client *http.Client, url string, period time.Duration) {
+	wg.Go(func() {
+		start := time.Now()
+		for i := 0; ; i++ {
+			due := start.Add(time.Duration(i) * period)
+			select {
+			case <-send.Done():
+				return
+			case <-time.After(time.Until(due)):
+			}
+			wg.Go(func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						o.mu.Lock()
+						o.errs++
+						o.mu.Unlock()
+					}
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				d := time.Since(due)
+				o.mu.Lock()
+				o.lat = append(o.lat, d)
+				o.body[string(b)]++
+				o.mu.Unlock()
+			})
+		}
+	})
+}
+
 // p99 of the latencies recorded, nearest rank.
 func (o *outsideLoad) p99() (time.Duration, int) {
 	o.mu.Lock()
