@@ -125,6 +125,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		case <-finished:
 		}
 	}()
+	c.CheckMachine = true
 	res, err := sweep.Run(ctx, c, stderr)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
