@@ -7,6 +7,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // Decoder turns the JSON Lines of a Snapshot stream (an agent's, or
@@ -17,7 +18,9 @@ import (
 // is ready.
 //
 // What JSON does not carry comes back as the nearest thing: a readout's
-// label is its key; a size row's Completed and CPUSeconds are its rates
+// label is its key and its unit the one its key names (scenarios.UnitOf);
+// the usable CPUs are rebuilt from num_cpu, affinity_cpus and cpu_limit;
+// a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
 // times its held time.
 type Decoder struct{ hist history }
 
@@ -31,13 +34,7 @@ func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
 	if err := json.Unmarshal(line, &s); err != nil {
 		return Snapshot{}, err
 	}
-	s.UsableCPUs = float64(s.NumCPU)
-	if s.AffinityCPUs > 0 {
-		s.UsableCPUs = float64(s.AffinityCPUs)
-	}
-	if s.CPULimit > 0 {
-		s.UsableCPUs = math.Min(s.UsableCPUs, float64(s.CPULimit))
-	}
+	s.UsableCPUs = sysinfo.CPUs{NumCPU: s.NumCPU, Affinity: int(s.AffinityCPUs), Quota: float64(s.CPULimit)}.Usable()
 	if scenarios.Headline(s.Scenario).FromProbe {
 		s.Headline = s.Probe // the window of another headline is not in the stream
 	}
