@@ -37,7 +37,7 @@ const sweepColumns = `columns (every figure the median of the runs, min-max afte
                 efficiency reads above 1: that is the 1-worker row's limit, not
                 faster-than-linear work
   task p99 ms   pool tasks' submit-to-end time, p99
-  RSS MB        resident memory at the end of the run (MiB)
+  RSS MiB       resident memory at the end of the run (2^20 bytes)
   arrivals/s    io: tasks submitted per second (the open-loop rate, measured)
   service ms    io: mean time a task holds a worker = mean busy workers / tasks/s
   SCENARIO KEYS the scenario's own figures at the end of the run (its readouts)

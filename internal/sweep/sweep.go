@@ -219,7 +219,9 @@ type Row struct {
 	// the pool tasks' submit-to-end p99.
 	ProbeP99MS *float64 `json:"probe_p99_ms"`
 	TaskP99MS  *float64 `json:"task_p99_ms"`
-	RSSMB      *float64 `json:"rss_mb"`
+	// RSSMB is resident memory at the end of the run in MiB (2^20 bytes;
+	// the JSON name rss_mb is the schema's).
+	RSSMB *float64 `json:"rss_mb"`
 	// Extra holds the scenario's headline readouts at the end of the run
 	// (scenarios.SweepKeys: /ping p99 for server, wall per batch for count
 	// and per mode for breakeven), keyed as in the headless JSON.
@@ -354,7 +356,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
 		if snap.CPULimit > 0 {
-			v := snap.CPULimit
+			v := float64(snap.CPULimit)
 			res.CPULimit = &v
 		}
 		res.runs[i] = append(res.runs[i], row)
@@ -442,7 +444,7 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 			return row, last, histograms{}, ctx.Err()
 		case snap := <-s.Samples():
 			check(snap)
-			m.Add(snap.Elapsed, snap.Submitted, snap.WorkerBusy)
+			m.Add(time.Duration(snap.Elapsed), snap.Submitted, snap.WorkerBusy)
 			last = snap
 		case <-end:
 			measuring = false
@@ -494,7 +496,7 @@ func fill(row *Row, last session.Snapshot, cols []string) {
 	row.ProbeP99MS = row.Size.ProbeP99MS
 	row.TaskP99MS = p99(last.Task.Count, last.Task.P99)
 	if last.RSSBytes >= 0 {
-		v := float64(last.RSSBytes) / (1 << 20)
+		v := last.RSSBytes.MiB()
 		row.RSSMB = &v
 	}
 	row.Extra = map[string]*float64{}
@@ -593,7 +595,7 @@ func (r Result) Write(w io.Writer) error {
 		col("speed-up", func(row Row) string { return num(row.Speedup) }),
 		col("efficiency", func(row Row) string { return num(row.Efficiency) }),
 		figure("task p99 ms", func(row Row) *float64 { return row.TaskP99MS }),
-		figure("RSS MB", func(row Row) *float64 { return row.RSSMB }),
+		figure("RSS MiB", func(row Row) *float64 { return row.RSSMB }),
 	)
 	if scenarios.Sizing(r.Scenario).Rule == scenarios.RuleLittle {
 		cols = append(cols,
