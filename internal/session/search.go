@@ -14,8 +14,9 @@ import (
 // empties the scenario's size rows (a Reset: rows of an earlier load or
 // moment would mix in), steps the pool through Sizes, holds each for Hold
 // (one window), filling a row each, then fits them (sizing.Recommend) and sets
-// the pool to the size picked. Any other action cancels it. The zero
-// value is "never run".
+// the pool to the size picked. Any other action cancels it; a key's
+// Reset (r) also forgets it, since its rows are gone. The zero value is
+// "never run".
 type Search struct {
 	// Running is true from AutoSize until the fit, a cancel or an error.
 	Running bool `json:"running"`
@@ -107,6 +108,15 @@ func (z *searcher) stop(canceled bool) {
 	if canceled && z.st.Running {
 		z.st.Running, z.st.Canceled, z.st.Left = false, true, 0
 	}
+}
+
+// forget clears the search's state, as if none had run: r clears the
+// rows the search measured, so its result goes with them. The search's
+// goroutine, if any, must have ended (stop, then wg.Wait).
+func (z *searcher) forget() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.st = Search{}
 }
 
 // startSearch begins a search of the scenario now in force (AutoSize); a

@@ -115,3 +115,32 @@ func TestCanceledSearchPostsNothing(t *testing.T) {
 		t.Errorf("workers %d, want 5: a stale search action applied", w)
 	}
 }
+
+// TestResetForgetsTheSearch: r after a finished search clears its result
+// with the rows it measured (the newcomer's finding: the R mark and the
+// "auto: done" title outlived the rows), and r during one cancels it and
+// forgets it too.
+func TestResetForgetsTheSearch(t *testing.T) {
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond})
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the search to finish", func() bool { return s.Snapshot().Search.Done() })
+	if err := s.Apply(Action{Kind: Reset}); err != nil {
+		t.Fatal(err)
+	}
+	if q := s.Snapshot().Search; q.Fit != nil || q.Sizes != nil || q.Scenario != "" || q.Running {
+		t.Errorf("search after r: %+v", q)
+	}
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the search to hold a size", func() bool { q := s.Snapshot().Search; return q.Running && q.Left > 0 })
+	if err := s.Apply(Action{Kind: Reset}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if q := s.Snapshot().Search; q.Fit != nil || q.Sizes != nil || q.Running || q.Canceled {
+		t.Errorf("search after r during it: %+v", q)
+	}
+}

@@ -552,6 +552,10 @@ func (s *Session) apply(a Action) error {
 		scen.Pause(s.paused)
 		s.mu.Unlock()
 	case Reset:
+		if !a.search { // a key's r: the search's result goes with the rows it measured
+			s.search.wg.Wait() // stopped above; its posts see the cancel and return
+			s.search.forget()
+		}
 		s.histGen.Add(1)
 		s.resetFigures()
 		scen.Reset()
