@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	if !bytes.Equal(line, again) {
 		t.Fatalf("round trip changed the line:\n%s\n%s", line, again)
 	}
-	if back.Search.Fit == nil || back.Search.Fit.Short() != fitted.Short() || time.Duration(back.Search.Left) != 1500*time.Millisecond {
+	if back.Search.Fit == nil || fmt.Sprint(back.Search.Fit.Short(scenarios.Headline("server"))) != fmt.Sprint(fitted.Short(scenarios.Headline("server"))) || time.Duration(back.Search.Left) != 1500*time.Millisecond {
 		t.Fatalf("search %+v", back.Search)
 	}
 	if got := back.ProbeP99History; len(got) != 1 || got[0] != 2.5 {

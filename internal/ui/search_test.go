@@ -22,6 +22,10 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 		if !strings.Contains(out, "auto: 2 workers (2 of 4), 3s left; any key cancels") {
 			t.Errorf("%v: no progress\n%s", sz, out)
 		}
+		// The rows were cleared when it began: the screen says so.
+		if !strings.Contains(out, "auto: rows cleared, measuring 1..4 workers (4 sizes), 5s each") {
+			t.Errorf("%v: the search does not say it cleared the rows\n%s", sz, out)
+		}
 	}
 	f := sizing.Recommend("server", []sizing.Obs{
 		{Workers: 1, ThroughputPerS: 20, HeadlineP99MS: 8.4, LoopP99MS: 1.2},
@@ -30,8 +34,12 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 	s.Search = session.Search{Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 4, Fit: &f}
 	out := plain(s, 100, 30, false)
 	checkFits(t, out, 100, 30)
-	if !strings.Contains(out, "auto: done, R marks the size") || !strings.Contains(out, "auto: 1 worker, lowest p99 with the Loop's p99 < 50 ms") {
-		t.Errorf("no result\n%s", out)
+	// The pick's line names each figure it read as the search's own.
+	for _, want := range []string{"auto: done, R marks its pick", "auto R: 1 worker, lowest ping p99 with Loop p99 < 50 ms",
+		"during the search: ping p99 8.4 ms, Loop p99 1.2 ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q\n%s", want, out)
+		}
 	}
 	marked := 0
 	for _, l := range strings.Split(out, "\n") {

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/offtop/offtop/internal/report"
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -13,15 +15,24 @@ import (
 // that picked it on the last line. It is exactly rows+sizesFixed lines: the
 // table's rows are slots, so a new size fills one and moves nothing.
 //
-// The size search (the a key) shows in its title while it runs; once it
-// has fitted, its size and rule replace the best line and its size is
-// marked R.
+// The size search (the a key) clears the rows when it starts and measures
+// every size afresh: its title shows the size held and the time left, its
+// last line says the rows were cleared and what it measures. Once it has
+// fitted, its pick is marked R and two lines replace the best line (the
+// last table slot gives up its place): the pick and its rule, and the
+// figures the search read, labelled as its own; the rows go on growing
+// after it, those figures do not.
 func sizesPanel(s session.Snapshot, w, rows int) []string {
-	t, more := report.For(s.Sizes, s.Scenario, report.MinHeld).Keep(rows)
-	lines := t.Lines(false)
 	q := s.Search
 	fitted := q.Fit != nil && q.Scenario == s.Scenario && !q.Canceled
-	out := []string{title("sizes tried", searchNote(s), w), theme.Faint.Render(lines[0])}
+	running := q.Running && q.Scenario == s.Scenario
+	slots := rows
+	if fitted && rows > 1 {
+		slots--
+	}
+	t, more := report.For(s.Sizes, s.Scenario, report.MinHeld).Keep(slots)
+	lines := t.Lines(false)
+	out := []string{cutTitle("sizes tried", searchNote(s), w), theme.Faint.Render(lines[0])}
 	for i, l := range lines[1:] {
 		marks, rest := t.Marks(i), l[len(t.Marks(i)):]
 		switch {
@@ -35,21 +46,40 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 		}
 		out = append(out, marks+rest)
 	}
-	for len(out) < rows+2 {
+	for len(out) < slots+2 {
 		hint := ""
-		if len(out) == len(lines)+1 {
+		if len(out) == len(lines)+1 && !running {
 			hint = theme.Faint.Render("  press 0-9 to try a size; each row is measured at its size")
 		}
 		out = append(out, hint)
 	}
 	best := t.BestLine()
-	if fitted {
-		best = q.Fit.Short()
+	switch {
+	case running:
+		best = theme.Warm.Render(searchPlan(q))
+	case fitted:
+		pick, figures := q.Fit.Short(scenarios.Headline(s.Scenario))
+		if slots < rows {
+			out = append(out, pick)
+			best = theme.Faint.Render("  " + figures)
+		} else {
+			best = pick
+		}
 	}
 	if more > 0 {
 		best += fmt.Sprintf("  (+%d more at exit)", more)
 	}
 	return append(out, best)
+}
+
+// searchPlan is what a running search does, for the panel's last line:
+// "auto: rows cleared, measuring 1..4 workers (4 sizes), 5s each".
+func searchPlan(q session.Search) string {
+	if len(q.Sizes) == 0 {
+		return "auto: rows cleared"
+	}
+	return fmt.Sprintf("auto: rows cleared, measuring %d..%d workers (%d sizes), %s each, then fitting",
+		q.Sizes[0], q.Sizes[len(q.Sizes)-1], len(q.Sizes), fmtDur(time.Duration(q.Hold)))
 }
 
 // searchNote is the size search's state for the panel's title: the size
@@ -70,5 +100,5 @@ func searchNote(s session.Snapshot) string {
 	case q.Err != "":
 		return theme.Faint.Render("auto: stopped: " + q.Err)
 	}
-	return theme.Faint.Render("auto: done, R marks the size")
+	return theme.Faint.Render("auto: done, R marks its pick")
 }
