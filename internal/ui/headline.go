@@ -14,10 +14,11 @@ import (
 const headlineLines = 2
 
 // headlinePanel is the one figure to watch for the scenario, now (over the
-// window) and at the best size so far, and the Loop probe's p99 now and at
-// the size in force, each with its unit, in fixed places:
+// window) and at the best size (the best row's p99 as it stands, so it can
+// grow while that size is held), and the Loop probe's p99 now and at the
+// size in force, each with its unit, in fixed places:
 //
-//	▶ ping p99  now   8.4 ms (5s)      best so far   3.1 ms at 1 worker
+//	▶ ping p99  now   8.4 ms (5s)    at the best size   3.1 ms (1 worker)
 //	loop probe p99    1.2 ms  (5s, corrected)    at this size   1.1 ms
 func headlinePanel(s session.Snapshot, w int) []string {
 	spec := scenarios.Headline(s.Scenario)
@@ -29,10 +30,10 @@ func headlinePanel(s session.Snapshot, w int) []string {
 	best := theme.Faint.Render("n/a (hold a size 1s)")
 	if t.Best >= 0 {
 		r := t.Rows[t.Best]
-		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " at " + report.SizeName(r.Workers)
+		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " (" + report.SizeName(r.Workers) + ")"
 	}
 	l1 := theme.Title.Render("▶ "+spec.Label()) + "  now " + theme.Figure.Render(fmt.Sprintf("%7s", summaryP99(s.Headline))+" "+spec.Unit) +
-		fmt.Sprintf(" %-5s", "("+win+")") + "   best so far " + best
+		fmt.Sprintf(" %-5s", "("+win+")") + "   at the best size " + best
 
 	here := "n/a"
 	for _, r := range t.Rows {

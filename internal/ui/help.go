@@ -64,7 +64,7 @@ func helpLines(s session.Snapshot, w int) []string {
 		res = fmtDur(time.Duration(s.Resolution))
 	}
 	legend := []string{
-		"▶ headline: the scenario's one figure to watch, now (over the window) and at the best size so far.",
+		"▶ headline: the scenario's one figure to watch, now (over the window) and at the best size: that row's p99 as it stands, which grows if its tail does.",
 		"sizes tried: a row per pool size held 1s or more, each measured only at that size (its own histograms); > the size now, * the best by the rule under the table. r clears them; tab keeps them per scenario.",
 		"meters: | busy on a CPU (all of busy when on-CPU time is unknown), : busy off a CPU (waiting for a core or for I/O); then busy % and on-CPU %; ↓ a retiring worker (ends after its task).",
 		"Loop queue: callbacks waiting for the Loop. pool queue: tasks waiting for a worker.",

@@ -93,7 +93,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		// header
 		"offtop", "server", "workers 8", "GOMAXPROCS 2", "NumCPU 4", "limit 1.5", "sugg 2", "t=12.3s", "PAUSED",
 		// headline
-		"▶ ping p99  now      48 ms (5s)", "best so far    8.40 ms at 1 worker", "loop probe p99      48▲ ms", "at this size     190 ms",
+		"▶ ping p99  now      48 ms (5s)", "at the best size    8.40 ms (1 worker)", "loop probe p99      48▲ ms", "at this size     190 ms",
 		// sizes tried
 		"sizes tried", "size    held  Loop p99 ms  ping p99 ms  tasks/s  CPU/wall",
 		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",

@@ -76,7 +76,7 @@ func vary(snap session.Snapshot, k int, r *rand.Rand) session.Snapshot {
 // labels are the words of the dashboard that must hold still: panel
 // titles, the names of figures, the axis's marks.
 func labels(s session.Snapshot) []string {
-	out := []string{"▶ " + scenarios.Headline(s.Scenario).Label(), "now", "best so far", "loop probe p99", "at this size",
+	out := []string{"▶ " + scenarios.Headline(s.Scenario).Label(), "now", "at the best size", "loop probe p99", "at this size",
 		"sizes tried", "held", "Loop p99 ms", "tasks/s", "CPU/wall", "best:",
 		"loop and workers", "pool queue", "running", "failed", "loop [", "Loop queue", "CPU", "RSS",
 		"Loop probe p99 ms", "-10s", "? help", "q quit"}
