@@ -101,6 +101,9 @@ type Session struct {
 	paused   bool
 	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
 	gmpSource string
+	// scenStart is the pool's counts when scenName came on screen
+	// (Pool.ScenarioStart).
+	scenStart PoolCounts
 
 	// histGen counts what empties the charts' history: r, and a switch of
 	// scenario (each scenario's history is its own).
@@ -357,6 +360,7 @@ func (s *Session) Snapshot() Snapshot {
 // overlay lays the control state over snap. Callers hold mu.
 func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
+	snap.ScenarioStart = s.scenStart
 	snap.Workers = s.workers
 	snap.Paused = s.paused
 	snap.PerTask = s.own != nil && s.own.PerTask()
@@ -392,10 +396,11 @@ func oversubscribed(s Snapshot) bool {
 }
 
 // control copies the control state of ctl (an overlay) into s: what runs,
-// the machine (GOMAXPROCS and NumCPU as ctl read them, with the rest) and
-// the size search.
+// the machine (GOMAXPROCS and NumCPU as ctl read them, with the rest), the
+// size search and the pool's counts when the scenario came on screen.
 func (s *Snapshot) control(ctl Snapshot) {
 	s.Run, s.Machine, s.Search = ctl.Run, ctl.Machine, ctl.Search
+	s.ScenarioStart = ctl.ScenarioStart
 }
 
 // Post queues a for the control goroutine and returns at once; the
@@ -636,8 +641,10 @@ func (s *Session) switchScenario() error {
 	}
 	s.resetFigures()
 	s.histGen.Add(1)
+	c := s.pool.Stats().Counts
 	s.mu.Lock()
 	s.scen, s.scenName, s.paused = &stopOnce{Scenario: scen}, next, false
+	s.scenStart = PoolCounts{Submitted: c.Submitted, Completed: c.Completed, Failed: c.Failed, TimedOut: c.TimedOut, Rejected: c.Rejected}
 	s.mu.Unlock()
 	return nil
 }

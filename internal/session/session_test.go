@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -332,5 +334,37 @@ func TestCloseAnswersWaitingActions(t *testing.T) {
 	}
 	if closed == 0 {
 		t.Error("Close applied all 50 scenario switches waiting")
+	}
+}
+
+// TestPoolCountsPerScenario: after a tab from crash, the screen's counts
+// (SinceScenario) start at 0 for the next scenario, while the JSON's
+// cumulative counts go on and still balance (the newcomer saw io, login,
+// stall and server all say "failed 4" after crash).
+func TestPoolCountsPerScenario(t *testing.T) {
+	s := newSession(t, Config{Scenario: "crash", Workers: 2, Scale: 0.01})
+	waitFor(t, "a failed task in crash", func() bool { return s.Snapshot().Failed > 0 })
+	if err := s.Apply(Action{Kind: NextScenario}); err != nil {
+		t.Fatal(err)
+	}
+	snap := s.Snapshot()
+	if snap.Scenario != "io" || snap.ScenarioStart.Failed == 0 {
+		t.Fatalf("after tab: scenario %s, start %+v", snap.Scenario, snap.ScenarioStart)
+	}
+	failed := snap.ScenarioStart.Failed
+	waitFor(t, "io's samples", func() bool {
+		n := s.Snapshot()
+		return n.Completed > n.ScenarioStart.Completed+5
+	})
+	n := s.Snapshot()
+	if h := n.SinceScenario(); h.Failed != 0 || h.Completed <= 0 {
+		t.Errorf("io's own counts %+v, want no failures and some completed", h)
+	}
+	if n.Failed < failed || !n.Balanced() {
+		t.Errorf("cumulative counts %+v (failed %d at the tab): not since the start, or unbalanced", n.Pool, failed)
+	}
+	b, err := json.Marshal(n)
+	if err != nil || !bytes.Contains(b, []byte(fmt.Sprintf(`"failed":%d`, n.Failed))) {
+		t.Errorf("JSON lost the cumulative failed %d: %v %s", n.Failed, err, b)
 	}
 }

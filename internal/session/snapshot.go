@@ -125,6 +125,29 @@ type Pool struct {
 	// window; TaskWait is the queue wait alone.
 	Task     hist.Summary `json:"task"`
 	TaskWait hist.Summary `json:"task_wait"`
+	// ScenarioStart is the counts above when the scenario now running
+	// came on screen (a tab to it); zero for the first scenario and in a
+	// decoded Snapshot (the JSON carries the counts since the session
+	// started only). The screen shows the counts since (SinceScenario).
+	ScenarioStart PoolCounts `json:"-"`
+}
+
+// PoolCounts are the pool's cumulative task counts at one moment.
+type PoolCounts struct {
+	Submitted, Completed, Failed, TimedOut, Rejected int64
+}
+
+// SinceScenario is the pool's counts since the scenario now running came
+// on screen, each at least 0. Their sum does not balance exactly as the
+// cumulative counts do (Balanced): tasks queued or running at the switch
+// finish under the next scenario.
+func (p Pool) SinceScenario() PoolCounts {
+	b := p.ScenarioStart
+	return PoolCounts{
+		Submitted: max(p.Submitted-b.Submitted, 0), Completed: max(p.Completed-b.Completed, 0),
+		Failed: max(p.Failed-b.Failed, 0), TimedOut: max(p.TimedOut-b.TimedOut, 0),
+		Rejected: max(p.Rejected-b.Rejected, 0),
+	}
 }
 
 // Loop is the single-goroutine Loop's figures.

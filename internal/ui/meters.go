@@ -38,10 +38,14 @@ type meter struct {
 // do not fit fold into "+K more" in the last cell, the same way on every
 // scenario. The title carries the pool's queue (tasks waiting for a
 // worker), named apart from the Loop's queue (callbacks waiting for the
-// Loop) on the Loop's line.
+// Loop) on the Loop's line, and the tasks failed since the scenario came
+// on screen.
 func metersPanel(s session.Snapshot, w, rows int) []string {
-	failed := "failed " + fixedInt(s.Failed, 5)
-	if s.Failed > 0 {
+	// Failed since the scenario came on screen: a crash's panics are not
+	// stall's (the detail view has the counts since the start too).
+	here := s.SinceScenario().Failed
+	failed := "failed " + fixedInt(here, 5)
+	if here > 0 {
 		failed = theme.Hot.Render(failed)
 	}
 	extra := "pool queue " + fixedInt(s.QueueDepth, 5) + "  running " + fixedInt(s.Running, 4) + "  " + failed +

@@ -113,6 +113,17 @@ func statCells(s session.Snapshot) []string {
 		failed = theme.Hot.Render(failed)
 	}
 	c = append(c, failed)
+	if s.ScenarioStart != (session.PoolCounts{}) { // a tab came: this scenario's own beside them
+		h := s.SinceScenario()
+		f := fmt.Sprintf("failed %d", h.Failed)
+		if h.Failed > 0 {
+			f = theme.Hot.Render(f)
+		}
+		c = append(c, fmt.Sprintf("this scenario: submitted %d", h.Submitted), fmt.Sprintf("completed %d", h.Completed), f)
+		if h.TimedOut > 0 {
+			c = append(c, theme.Hot.Render(fmt.Sprintf("timed out %d", h.TimedOut)))
+		}
+	}
 	if s.Rejected > 0 {
 		c = append(c, theme.Hot.Render(fmt.Sprintf("rejected %d", s.Rejected)))
 	}

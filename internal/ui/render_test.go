@@ -453,3 +453,24 @@ func TestMetersNamedByPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedIsPerScenario: after a tab from crash, the meters' title
+// counts the failures since the scenario came on screen, not crash's; the
+// detail view has both, each named.
+func TestFailedIsPerScenario(t *testing.T) {
+	s := richSnapshot()
+	s.Scenario = "stall"
+	s.Failed = 4
+	s.ScenarioStart = session.PoolCounts{Submitted: 100, Completed: 90, Failed: 4}
+	out := plain(s, 100, 30, false)
+	if !strings.Contains(out, "failed     0") || strings.Contains(out, "failed     4") {
+		t.Errorf("the meters count crash's failures on stall\n%s", out)
+	}
+	out = render(s, 100, 40, viewState{detail: true})
+	out = ansi.Strip(out)
+	for _, want := range []string{"failed 4", "this scenario: submitted", "failed 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("detail: no %q\n%s", want, out)
+		}
+	}
+}
