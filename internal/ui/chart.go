@@ -95,27 +95,32 @@ func plotSeries(pts []float64, body int, integer bool) string {
 		}
 	}
 	label := fixedAxisLabel
-	rows := body
 	if integer {
-		// Rows are 0, hi/(rows-1), ...: a multiple of rows-1 makes each a
-		// whole number; a small count gets a row per unit, at the bottom
-		// of the block.
+		// Rows are 0, hi/(body-1), ...: a multiple of body-1 makes each a
+		// whole number. A count smaller than the rows keeps every row (the
+		// caption stays on the plot's first line, where it always is) and
+		// labels the row nearest each whole number, the others blank.
 		hi = math.Ceil(hi)
-		if hi < float64(body-1) {
-			rows = int(hi) + 1
-		} else {
+		step := 1.0
+		if hi >= float64(body-1) {
 			hi = math.Ceil(hi/float64(body-1)) * float64(body-1)
+		} else {
+			step = hi / float64(body-1)
 		}
-		label = func(v float64) string { return fmt.Sprintf("%*.0f", axisLabelWidth, math.Round(v)) }
+		label = func(v float64) string {
+			if step < 1 && math.Abs(v-math.Round(v)) > step/2 {
+				return strings.Repeat(" ", axisLabelWidth)
+			}
+			return fmt.Sprintf("%*.0f", axisLabelWidth, math.Round(v))
+		}
 	}
-	plot := asciigraph.Plot(pts,
+	return asciigraph.Plot(pts,
 		// Height h gives h+1 rows (0..h inclusive).
-		asciigraph.Height(rows-1),
+		asciigraph.Height(body-1),
 		asciigraph.LowerBound(0),
 		asciigraph.UpperBound(hi),
 		asciigraph.YAxisValueFormatter(label),
 	)
-	return strings.Repeat("\n", body-rows) + plot
 }
 
 // fixedAxisLabel formats a y-axis value in exactly axisLabelWidth runes, so

@@ -157,3 +157,31 @@ func TestAxisLabelNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestCountChartCaptionOnItsPlot: a small count in a tall block fills the
+// block under its caption (the newcomer saw the pool queue's title four
+// blank lines above its chart at 160x48), each whole number labelled once,
+// no fractions.
+func TestCountChartCaptionOnItsPlot(t *testing.T) {
+	out := plotChart([]float64{0, 1, 3, 3, 2}, 40, 18, "pool queue depth", true)
+	if len(out) != 18 {
+		t.Fatalf("%d lines, want 18", len(out))
+	}
+	if strings.TrimSpace(out[1]) == "" || !strings.Contains(out[1], "3 ┤") {
+		t.Errorf("the line under the caption is not the plot's top (3):\n%s", strings.Join(out, "\n"))
+	}
+	seen := map[string]int{}
+	for _, l := range out[1:] {
+		if f := strings.Fields(l); len(f) > 0 && !strings.ContainsAny(f[0], "┤┼") {
+			seen[f[0]]++
+		}
+	}
+	for _, k := range []string{"0", "1", "2", "3"} {
+		if seen[k] != 1 {
+			t.Errorf("label %s appears %d times, want once: %v", k, seen[k], seen)
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("labels %v, want 0..3 only", seen)
+	}
+}
