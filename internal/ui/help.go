@@ -2,29 +2,69 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	"github.com/offtop/offtop/internal/session"
 )
 
 // footer is the short help from the key map: the dashboard's, or the ?
-// screen's own (scroll, close).
+// screen's own (scroll, close). Where it does not fit w it keeps every key:
+// first +/- and 0-9 share one entry ("+/- 0-9 size"), then entries sit one
+// space apart, and only then are the last ones left out, "? help" kept at
+// the end.
 func footer(w int, v viewState, attached bool) string {
 	h := help.New()
-	h.ShortSeparator = "  "
 	h.Styles = helpStyles()
-	h.SetWidth(w)
-	if v.help {
-		return h.ShortHelpView(DefaultKeyMap.HelpShortHelp())
+	bs := DefaultKeyMap.ShortHelp()
+	switch {
+	case v.help:
+		bs = DefaultKeyMap.HelpShortHelp()
+	case attached:
+		bs = DefaultKeyMap.AttachedShortHelp()
 	}
-	if attached {
-		return h.ShortHelpView(DefaultKeyMap.AttachedShortHelp())
+	for _, try := range []struct {
+		bs  []key.Binding
+		sep string
+	}{{bs, "  "}, {compactHelp(bs), "  "}, {compactHelp(bs), " "}} {
+		h.ShortSeparator = try.sep
+		if out := h.ShortHelpView(try.bs); lipgloss.Width(out) <= w {
+			return out
+		}
 	}
-	return h.ShortHelpView(DefaultKeyMap.ShortHelp())
+	// The rest fitted, then help: the one key that explains the others.
+	bs = compactHelp(bs)
+	var last []key.Binding
+	if len(bs) > 0 && bs[0].Help().Key == "?" {
+		bs, last = bs[1:], bs[:1]
+	}
+	h.ShortSeparator = " "
+	for len(bs) > 0 {
+		if out := h.ShortHelpView(append(slices.Clip(bs), last...)); lipgloss.Width(out) <= w {
+			return out
+		}
+		bs = bs[:len(bs)-1]
+	}
+	return h.ShortHelpView(last)
+}
+
+// compactHelp is bs with +/- and 0-9 in one entry, "+/- 0-9 size".
+func compactHelp(bs []key.Binding) []key.Binding {
+	out := make([]key.Binding, 0, len(bs))
+	for i := 0; i < len(bs); i++ {
+		b := bs[i]
+		if b.Help().Key == "+/-" && i+1 < len(bs) && bs[i+1].Help().Key == "0-9" {
+			b = key.NewBinding(key.WithKeys(append(b.Keys(), bs[i+1].Keys()...)...), key.WithHelp("+/- 0-9", "size"))
+			i++
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 func helpStyles() help.Styles {

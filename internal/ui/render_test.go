@@ -474,3 +474,24 @@ func TestFailedIsPerScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestFooterKeepsTheKeys: at 80 columns the key bar keeps every key (the
+// newcomer's ended "d detail …", r and space lost); narrower, "? help"
+// stays, last.
+func TestFooterKeepsTheKeys(t *testing.T) {
+	out := ansi.Strip(footer(80, viewState{}, false))
+	if ansi.StringWidth(out) > 80 || strings.Contains(out, "…") {
+		t.Errorf("footer at 80 cut: %q", out)
+	}
+	for _, k := range []string{"? help", "q quit", "+/- 0-9 size", "a auto", "[/] load", "tab next", "d detail", "r reset", "space pause"} {
+		if !strings.Contains(out, k) {
+			t.Errorf("footer at 80 lost %q: %q", k, out)
+		}
+	}
+	if out := ansi.Strip(footer(60, viewState{}, false)); ansi.StringWidth(out) > 60 || !strings.HasSuffix(out, "? help") {
+		t.Errorf("footer at 60: %q, want ? help last", out)
+	}
+	if out := ansi.Strip(footer(100, viewState{}, false)); !strings.Contains(out, "+/- workers  0-9 size") {
+		t.Errorf("footer at 100: %q, want the full labels", out)
+	}
+}
