@@ -9,10 +9,13 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// header is the top line. It drops to single spaces, then to short labels,
-// then is cut, as the width shrinks.
+// header is the top line. As the width shrinks it drops to single
+// spaces, then to shorter names (GOMAXPROCS without its source, then
+// "procs" and "cpus"), and only then abbreviates the words a reader acts
+// on ("sugg", "OVER"), then is cut. The form is chosen for the longest
+// elapsed time it will show (t=9999.9s), so it does not change as t grows.
 func header(s session.Snapshot, w int) string {
-	type field struct{ full, mid, short string }
+	type field struct{ forms [4]string } // full, mid, compact, short
 	scen := s.Scenario
 	if scen == "" {
 		scen = "-"
@@ -32,47 +35,48 @@ func header(s session.Snapshot, w int) string {
 		procsFull = procs + " (GOMAXPROCS env)"
 	}
 	cpus := fmt.Sprintf("NumCPU %d", s.NumCPU)
+	cpusShort := fmt.Sprintf("cpus %d", s.NumCPU)
 	fs := []field{
-		{workers, workers, workers},
-		{procsFull, procs, procsShort},
-		{cpus, cpus, fmt.Sprintf("cpus %d", s.NumCPU)},
+		{[4]string{workers, workers, workers, workers}},
+		{[4]string{procsFull, procs, procsShort, procsShort}},
+		{[4]string{cpus, cpus, cpusShort, cpusShort}},
 	}
 	if s.CPULimit > 0 {
 		l := fmtNum(float64(s.CPULimit))
-		fs = append(fs, field{"cpu limit " + l, "limit " + l, "limit " + l})
+		fs = append(fs, field{[4]string{"cpu limit " + l, "limit " + l, "limit " + l, "limit " + l}})
 	}
 	sugg := fmt.Sprintf("suggested %d", s.SuggestedWorkers)
 	short := fmt.Sprintf("sugg %d", s.SuggestedWorkers)
-	t := "t=" + fmtSeconds(s.Elapsed.Seconds())
-	fs = append(fs, field{sugg, short, short}, field{t, t, t})
-	build := func(tier int, sep string) (string, int) {
+	fs = append(fs, field{[4]string{sugg, sugg, sugg, short}})
+	build := func(tier int, sep, t string) string {
 		parts := []string{theme.Bold.Render("offtop"), theme.Bold.Render(scen)}
 		for _, f := range fs {
-			parts = append(parts, [3]string{f.full, f.mid, f.short}[tier])
+			parts = append(parts, f.forms[tier])
 		}
+		parts = append(parts, t)
 		if s.Oversubscribed {
-			over := [3]string{"OVERSUBSCRIBED", "OVERSUB", "OVER"}[tier]
+			over := [4]string{"OVERSUBSCRIBED", "OVERSUBSCRIBED", "OVERSUBSCRIBED", "OVER"}[tier]
 			parts = append(parts, theme.Hot.Render(markHot+" "+over))
 		}
 		if s.Paused {
 			parts = append(parts, theme.Pause.Render("PAUSED"))
 		}
 		if s.PerTask {
-			parts = append(parts, theme.Pause.Render([3]string{"PER-TASK", "PER-TASK", "PT"}[tier]))
+			parts = append(parts, theme.Pause.Render([4]string{"PER-TASK", "PER-TASK", "PER-TASK", "PT"}[tier]))
 		}
-		line := strings.Join(parts, sep)
-		return line, lipgloss.Width(line)
+		return strings.Join(parts, sep)
 	}
+	t := "t=" + fmtSeconds(s.Elapsed.Seconds())
+	longest := "t=" + fmtSeconds(9999.9)
 	var line string
 	for _, try := range []struct {
 		tier int
 		sep  string
-	}{{0, "  "}, {1, "  "}, {0, " "}, {1, " "}, {2, "  "}, {2, " "}} {
-		var n int
-		line, n = build(try.tier, try.sep)
-		if n <= w {
-			return line
+	}{{0, "  "}, {1, "  "}, {0, " "}, {1, " "}, {2, "  "}, {2, " "}, {3, "  "}, {3, " "}} {
+		if lipgloss.Width(build(try.tier, try.sep, longest)) <= w {
+			return build(try.tier, try.sep, t)
 		}
+		line = build(try.tier, try.sep, t)
 	}
 	return cut(line, w)
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -91,7 +92,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 	out := plain(richSnapshot(), 80, 24, false)
 	for _, want := range []string{
 		// header
-		"offtop", "server", "workers 8", "GOMAXPROCS 2", "NumCPU 4", "limit 1.5", "sugg 2", "t=12.3s", "PAUSED",
+		"offtop", "server", "workers 8", "procs 2", "cpus 4", "limit 1.5", "suggested 2", "t=12.3s", "PAUSED",
 		// headline
 		"▶ ping p99  now      48 ms (5s)", "at the best size    8.40 ms (1 worker)", "loop probe p99      48▲ ms", "at this size     190 ms",
 		// sizes tried
@@ -493,5 +494,28 @@ func TestFooterKeepsTheKeys(t *testing.T) {
 	}
 	if out := ansi.Strip(footer(100, viewState{}, false)); !strings.Contains(out, "+/- workers  0-9 size") {
 		t.Errorf("footer at 100: %q, want the full labels", out)
+	}
+}
+
+// TestHeaderSpellsOutWhatToActOn: at 80 columns, oversubscribed, the
+// header keeps "suggested" and "OVERSUBSCRIBED" whole (the newcomer read
+// "sugg 1 ... ! OVERSUB"), and its form does not change as t grows.
+func TestHeaderSpellsOutWhatToActOn(t *testing.T) {
+	s := richSnapshot()
+	s.Paused, s.CPULimit = false, 0
+	s.Oversubscribed = true
+	var first string
+	for _, sec := range []float64{7.8, 123.4, 4321} {
+		s.Elapsed = session.Seconds(time.Duration(sec * float64(time.Second)))
+		out := ansi.Strip(header(s, 80))
+		if ansi.StringWidth(out) > 80 || !strings.Contains(out, "suggested 2") || !strings.Contains(out, "OVERSUBSCRIBED") {
+			t.Errorf("t=%v: %q", sec, out)
+		}
+		form := out[:strings.Index(out, "t=")]
+		if first == "" {
+			first = form
+		} else if form != first {
+			t.Errorf("t=%v: the form changed with t: %q, was %q", sec, form, first)
+		}
 	}
 }
