@@ -499,7 +499,7 @@ func (b *breakeven) Status() Status {
 			rs = append(rs, Millis(k+"_break_even_cpu_ms", l+" break-even CPU/task", be, true))
 		} else {
 			rs = append(rs, Readout{Key: k + "_break_even_cpu_ms", Label: l + " break-even CPU/task", Unit: UnitMS,
-				Text: fmt.Sprintf("never (pool parallelism %d)", f.par)})
+				Text: fmt.Sprintf("never: parallelism %d", f.par)})
 		}
 	}
 	for m := range beModes {

@@ -307,7 +307,7 @@ func (c *count) splitReadouts(have bool) []Readout {
 	case !have:
 		rs = append(rs, NA("jobs_min_per_worker", "jobs per worker"))
 	case l.perWorker == nil:
-		rs = append(rs, Readout{Key: "jobs_min_per_worker", Label: "jobs per worker", Text: "queue: each worker takes the next job"})
+		rs = append(rs, Readout{Key: "jobs_min_per_worker", Label: "jobs per worker", Text: "varies (queue)"}) // each worker takes the next job
 	default:
 		f := make([]string, len(l.perWorker))
 		for i, n := range l.perWorker {

@@ -20,7 +20,7 @@ func detailBody(s session.Snapshot, w, avail int) []string {
 	out = append(out, title("pool and process", "", w))
 	out = append(out, flow(statCells(s), w)...)
 	rd := newReadouts(s, w)
-	out = append(out, rd.panel(s, w, len(rd.lines))...)
+	out = append(out, rd.panel(w, len(rd.lines))...)
 	return markCut(out, avail, w)
 }
 

@@ -120,10 +120,11 @@ const (
 )
 
 // planFor allots avail lines: the headline, the sizes panel, the meters,
-// one chart and a line of readouts first; then four size rows, two meter
+// one chart and the readouts' title with the load's loadLines wrapped
+// under it and a line of readouts first; then four size rows, two meter
 // rows and a taller chart; then a fifth size row, every readout, the look
 // line; the chart takes the rest.
-func planFor(avail, readoutLines int, wantLook bool) plan {
+func planFor(avail, readoutLines, loadLines int, wantLook bool) plan {
 	var p plan
 	left := avail
 	take := func(n int) int {
@@ -142,7 +143,7 @@ func planFor(avail, readoutLines int, wantLook bool) plan {
 		p.chart = take(minChart)
 	}
 	if readoutLines > 0 && left >= 2 {
-		p.readouts = take(2) - 1
+		p.readouts = take(2+loadLines) - 1 // the load whole and a line of readouts
 	}
 	if p.sizeRows > 0 {
 		p.sizeRows += take(2)
@@ -174,7 +175,7 @@ func dashboard(s session.Snapshot, w, avail int) []string {
 		return twoColumns(s, w, avail)
 	}
 	rd := newReadouts(s, w)
-	p := planFor(avail, len(rd.lines), avail >= 26)
+	p := planFor(avail, len(rd.lines), rd.load, avail >= 26)
 	var out []string
 	out = appendBlock(out, headlinePanel(s, w), p.headline, w)
 	if p.look > 0 {
@@ -187,7 +188,7 @@ func dashboard(s session.Snapshot, w, avail int) []string {
 		out = appendBlock(out, metersPanel(s, w, p.meterRows), p.meterRows+metersFixed, w)
 	}
 	if p.readouts > 0 {
-		out = appendBlock(out, rd.panel(s, w, p.readouts), p.readouts+1, w)
+		out = appendBlock(out, rd.panel(w, p.readouts), p.readouts+1, w)
 	}
 	if p.chart > 0 {
 		out = appendBlock(out, chartsPanel(s, w, p.chart), p.chart, w)
@@ -217,7 +218,7 @@ func twoColumns(s session.Snapshot, w, avail int) []string {
 	left = appendBlock(left, sizesPanel(s, lw, sizeRows), sizeRows+sizesFixed, lw)
 	left = appendBlock(left, metersPanel(s, lw, meterRows), meterRows+metersFixed, lw)
 	if rdLines > 0 {
-		left = append(left, rd.panel(s, lw, rdLines)...)
+		left = append(left, rd.panel(lw, rdLines)...)
 	}
 	if room := h - len(left) - 1; room >= 2 { // what is left: the pool and process in words
 		left = append(left, title("pool and process", "", lw))

@@ -9,51 +9,118 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// readoutValueW is the cells a readout's value gets in its cell.
+// readoutValueW is the fewest cells a readout's value gets in its cell;
+// a cell's value gets all the width its column leaves (the grid fills the
+// width there is).
 const readoutValueW = 10
 
-// readoutGrid is the scenario's readouts in cells of one width, in rows:
-// each label starts its cell, so none moves as values change.
+// readoutGrid is the scenario's readouts in a grid under a title naming
+// the scenario and its load: each label starts its cell, so none moves as
+// values change.
 type readoutGrid struct {
+	title string
+	// lines are the panel's lines under the title: the load's wrapped
+	// rest (load of them), then the grid's rows.
 	lines []string
+	load  int
 }
 
-// newReadouts lays s's readouts out for width w. The cell width comes from
-// the labels (the scenario's own, fixed while it runs), not the values.
+// newReadouts lays s's readouts out for width w: the most columns whose
+// values all get at least readoutValueW cells and the longest text
+// readout (an address, a name) whole. Each column is as wide as its own
+// longest label; the width left is shared by the values, so a wider
+// screen gives every value more room. The columns come from the labels
+// and the texts (the scenario's own, fixed while it runs), not the
+// numbers. A value that still does not fit is cut with "…", except in a
+// row's last cell, which runs on to the edge.
 func newReadouts(s session.Snapshot, w int) readoutGrid {
-	lw := 0
-	for _, r := range s.Readouts {
-		lw = max(lw, cellWidth(r.Label))
-	}
-	cellW := min(lw+1+readoutValueW, w)
-	cols := max((w+colGap)/(cellW+colGap), 1)
 	var g readoutGrid
+	g.title, g.lines = loadTitle(s, w)
+	g.load = len(g.lines)
+	rs := s.Readouts
+	if len(rs) == 0 {
+		return g
+	}
+	need := readoutValueW
+	for _, r := range rs {
+		if r.Str {
+			need = max(need, min(cellWidth(r.Text), w/2))
+		}
+	}
+	cols, labels, vw := 1, []int{0}, 0
+	for c := min(len(rs), 8); c >= 1; c-- {
+		lw := make([]int, c)
+		for i, r := range rs {
+			lw[i%c] = max(lw[i%c], cellWidth(r.Label))
+		}
+		sum := colGap * (c - 1)
+		for _, l := range lw {
+			sum += l + 1
+		}
+		v := (w - sum) / c
+		if v >= need || c == 1 {
+			cols, labels, vw = c, lw, max(v, 1)
+			break
+		}
+	}
 	gap := strings.Repeat(" ", colGap)
 	var row []string
-	for i, r := range s.Readouts {
-		v := cut(readoutValue(r), readoutValueW)
-		row = append(row, fit(fit(r.Label, lw)+" "+theme.Bold.Render(v), cellW))
-		if len(row) == cols || i == len(s.Readouts)-1 {
-			g.lines = append(g.lines, strings.TrimRight(strings.Join(row, gap), " "))
+	for i, r := range rs {
+		c := i % cols
+		v := theme.Bold.Render(readoutValue(r))
+		last := c == cols-1 || i == len(rs)-1
+		if !last {
+			v = fit(v, vw) // cut or padded outside the style, so a row's end trims
+		}
+		row = append(row, fit(r.Label, labels[c])+" "+v)
+		if last {
+			g.lines = append(g.lines, cut(strings.TrimRight(strings.Join(row, gap), " "), w))
 			row = nil
 		}
 	}
 	return g
 }
 
-// panel is the readouts under a title naming the scenario and its load,
-// in exactly n+1 lines; readouts that do not fit end the last line with
-// " …".
-func (g readoutGrid) panel(s session.Snapshot, w, n int) []string {
-	extra := ""
-	if s.Load != "" {
-		extra = "load: " + s.Load + "  " + theme.Faint.Render("[ ] to change")
-	}
+// loadTitle is the readouts' title, the scenario and its load, and the
+// load's rest wrapped under it where the title cannot hold it all. The
+// hint "[ ] to change" comes only where it fits (the footer has "[/]
+// load").
+func loadTitle(s session.Snapshot, w int) (string, []string) {
 	name := s.Scenario
 	if name == "" {
 		name = "scenario"
 	}
-	return append([]string{cutTitle(name, extra, w)}, markCut(g.lines, n, w)...)
+	if s.Load == "" {
+		return title(name, "", w), nil
+	}
+	load := "load: " + s.Load
+	room := w - cellWidth(name) - 3 // "name  extra " and a rule's cell
+	switch {
+	case cellWidth(load)+2+len("[ ] to change") <= room:
+		return title(name, load+"  "+theme.Faint.Render("[ ] to change"), w), nil
+	case cellWidth(load) <= room:
+		return title(name, load, w), nil
+	case room < 16:
+		return cutTitle(name, load, w), nil
+	}
+	words := strings.Fields(load)
+	head := ""
+	for len(words) > 0 && cellWidth(strings.TrimSpace(head+" "+words[0])) <= room {
+		head = strings.TrimSpace(head + " " + words[0])
+		words = words[1:]
+	}
+	var rest []string
+	for _, l := range wordwrap(strings.Join(words, " "), w-2) {
+		rest = append(rest, "  "+l)
+	}
+	return title(name, head, w), rest
+}
+
+// panel is the readouts' title and exactly n lines under it: the load's
+// rest first, then the grid; readouts that do not fit end the last line
+// with " …".
+func (g readoutGrid) panel(w, n int) []string {
+	return append([]string{g.title}, markCut(g.lines, n, w)...)
 }
 
 // readoutValue formats a readout: Text wins; unknown is n/a; Bool is

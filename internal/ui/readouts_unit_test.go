@@ -1,7 +1,11 @@
 package ui
 
 import (
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/offtop/offtop/internal/scenarios"
 )
@@ -26,6 +30,51 @@ func TestReadoutValueFormatsFromUnit(t *testing.T) {
 	} {
 		if got := readoutValue(c.r); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+// TestReadoutsNotCut: the newcomer's cuts on server at 100 columns, the
+// load line's "[ ] to cha…" and "listening on 127.0.0.1…", and at 80 the
+// load itself: the load is wrapped whole under the title, an address is
+// whole in its cell, and every label keeps its column whatever the values.
+func TestReadoutsNotCut(t *testing.T) {
+	s := richSnapshot()
+	s.Load = "on 127.0.0.1:33291: 2 closed-loop clients per endpoint, /ping every 50ms"
+	var rs []scenarios.Readout
+	for _, l := range []string{"ping p50", "ping p99", "ping max", "ping failures", "/fast", "/fast p99", "/slow", "/slow p99",
+		"CPU/fast", "CPU/slow", "HTTP errors", "served /ping", "served /fast", "served /slow", "Loops", "worst Loop probe p99"} {
+		rs = append(rs, scenarios.Millis(l, l, 1234567, true))
+	}
+	s.Readouts = append(rs, scenarios.Bool("ok", "answer ok", true), scenarios.Str("addr", "listening on", "127.0.0.1:33291"))
+	for _, w := range []int{80, 100, 160} {
+		g := newReadouts(s, w)
+		text := ansi.Strip(strings.Join(append([]string{g.title}, g.lines...), "\n"))
+		if strings.Contains(text, "…") || !strings.Contains(text, "127.0.0.1:33291") {
+			t.Errorf("%d: cut:\n%s", w, text)
+		}
+		if got := strings.Join(strings.Fields(strings.ReplaceAll(text, "─", "")), " "); !strings.Contains(got, "load: "+s.Load) {
+			t.Errorf("%d: the load is not whole:\n%s", w, text)
+		}
+		for _, l := range append([]string{g.title}, g.lines...) {
+			if n := ansi.StringWidth(l); n > w {
+				t.Errorf("%d: a line of %d cells: %q", w, n, ansi.Strip(l))
+			}
+		}
+		// Other values, the same label columns.
+		s2 := s
+		s2.Readouts = append([]scenarios.Readout(nil), s.Readouts...)
+		for i := range s2.Readouts[:16] {
+			s2.Readouts[i] = scenarios.Millis(s2.Readouts[i].Key, s2.Readouts[i].Label, 5e9*time.Duration(i%2), i%3 != 0)
+		}
+		g2 := newReadouts(s2, w)
+		for i := range g.lines {
+			for _, r := range s.Readouts {
+				a, b := strings.Index(ansi.Strip(g.lines[i]), r.Label+" "), strings.Index(ansi.Strip(g2.lines[i]), r.Label+" ")
+				if a != b {
+					t.Errorf("%d: label %q moved from %d to %d on line %d", w, r.Label, a, b, i)
+				}
+			}
 		}
 	}
 }
