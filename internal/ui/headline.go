@@ -32,8 +32,16 @@ func headlinePanel(s session.Snapshot, w int) []string {
 		r := t.Rows[t.Best]
 		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " (" + report.SizeName(r.Workers) + ")"
 	}
-	l1 := theme.Title.Render("▶ "+spec.Label()) + "  now " + theme.Figure.Render(fmt.Sprintf("%7s", summaryP99(s.Headline))+" "+spec.Unit) +
-		fmt.Sprintf(" %-5s", "("+win+")") + "   at the best size " + best
+	head := theme.Title.Render("▶ "+spec.Label()) + "  now " + theme.Figure.Render(fmt.Sprintf("%7s", summaryP99(s.Headline))+" "+spec.Unit) +
+		fmt.Sprintf(" %-5s", "("+win+")")
+	// "at the best size" where the longest size name fits after it, else
+	// "best size": chosen by the width, so it holds from frame to frame.
+	widest := fmt.Sprintf("%7s %s (%s)", "", spec.Unit, report.SizeName(session.MaxWorkers))
+	label := "   at the best size "
+	if cellWidth(head)+len(label)+len(widest) > w {
+		label = "  best size "
+	}
+	l1 := head + label + best
 
 	here := "n/a"
 	for _, r := range t.Rows {

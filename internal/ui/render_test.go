@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -516,6 +517,25 @@ func TestHeaderSpellsOutWhatToActOn(t *testing.T) {
 			first = form
 		} else if form != first {
 			t.Errorf("t=%v: the form changed with t: %q, was %q", sec, form, first)
+		}
+	}
+}
+
+// TestHeadlineNotCut: on every scenario, at 80 columns, the headline's
+// best size shows whole, even for the widest size name (crash's read
+// "(2 work…" at 80x24).
+func TestHeadlineNotCut(t *testing.T) {
+	for _, sc := range scenarios.Names() {
+		s := richSnapshot()
+		s.Scenario = sc
+		for i := range s.Sizes {
+			s.Sizes[i].Scenario = sc
+			s.Sizes[i].Workers = session.MaxWorkers - i
+		}
+		for _, l := range headlinePanel(s, 80) {
+			if p := ansi.Strip(l); strings.Contains(p, "…") || ansi.StringWidth(p) > 80 {
+				t.Errorf("%s: %q", sc, p)
+			}
 		}
 	}
 }
