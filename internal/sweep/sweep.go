@@ -565,6 +565,9 @@ func (r Result) Write(w io.Writer) error {
 	runs := ""
 	if r.Repeat > 1 {
 		runs = fmt.Sprintf(", %d runs each, interleaved: median (min-max)", r.Repeat)
+		if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Repeats < r.Repeat }) {
+			runs = fmt.Sprintf(", up to %d runs each (stopped early), interleaved: median (min-max)", r.Repeat)
+		}
 	}
 	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size%s\n",
 		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS, runs)
