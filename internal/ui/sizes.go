@@ -53,21 +53,21 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 		}
 		out = append(out, hint)
 	}
-	best := t.BestLine()
+	moreNote := ""
+	if more > 0 {
+		moreNote = fmt.Sprintf("  (+%d more at exit)", more)
+	}
+	best := t.BestLine() + moreNote
 	switch {
 	case running:
-		best = theme.Warm.Render(searchPlan(q))
+		best = theme.Warm.Render(searchPlan(q)) + moreNote
 	case fitted:
 		pick, figures := q.Fit.Short(scenarios.Headline(s.Scenario))
+		best = pick + moreNote
 		if slots < rows {
-			out = append(out, pick)
+			out = append(out, best)
 			best = theme.Faint.Render("  " + figures)
-		} else {
-			best = pick
 		}
-	}
-	if more > 0 {
-		best += fmt.Sprintf("  (+%d more at exit)", more)
 	}
 	return append(out, best)
 }
