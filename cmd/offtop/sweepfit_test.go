@@ -156,7 +156,7 @@ func TestSearchOnTheDashboard(t *testing.T) {
 	tm := newTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 1s --keys '1s:a'; sleep 60")
 	tm.waitScreen("the search stepping", 15*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
 	done := tm.waitScreen("the search's result", 30*time.Second, func(s string) bool {
-		return strings.Contains(s, "auto: done, R marks the size") && strings.Contains(s, "auto: ")
+		return strings.Contains(s, "auto: done, R marks its pick") && strings.Contains(s, "auto R: ")
 	})
 	if !regexp.MustCompile(`(?m)^[> ]R +[0-9]+ `).MatchString(done) {
 		t.Errorf("no row marked R:\n%s", done)
