@@ -45,13 +45,19 @@ const latBatch = 32
 
 // latBuf is a slot's latencies not yet recorded: the worker appends under
 // its own lock (never contended but by Stats), instead of taking the three
-// shared recorders' locks per task. Each value keeps its time, so the
-// window sees it where it would have been (hist.Recorder.RecordAt).
+// shared recorders' locks per task. Each task keeps three Pool.clock
+// readings, no pointers (a time.Time holds one: writing it costs a write
+// barrier while the collector runs), and flush turns them into Samples
+// with their time, so the window sees each where it would have been
+// (hist.Recorder.RecordAt).
 type latBuf struct {
-	mu               sync.Mutex
-	n                int
-	wait, run, total [latBatch]hist.Sample
+	mu sync.Mutex
+	n  int
+	ts [latBatch]latTimes
 }
+
+// latTimes are one finished task's Pool.clock readings.
+type latTimes struct{ submitted, start, end int64 }
 
 // add keeps t's latencies, recording the batch first when it is full.
 func (b *latBuf) add(p *Pool, t *task, start, end int64) {
@@ -59,10 +65,7 @@ func (b *latBuf) add(p *Pool, t *task, start, end int64) {
 	if b.n == latBatch {
 		b.flushLocked(p)
 	}
-	at := p.at(end)
-	b.wait[b.n] = hist.Sample{NS: start - t.submitted, At: at}
-	b.run[b.n] = hist.Sample{NS: end - start, At: at}
-	b.total[b.n] = hist.Sample{NS: end - t.submitted, At: at}
+	b.ts[b.n] = latTimes{submitted: t.submitted, start: start, end: end}
 	b.n++
 	b.mu.Unlock()
 }
@@ -78,9 +81,20 @@ func (b *latBuf) flushLocked(p *Pool) {
 	if b.n == 0 {
 		return
 	}
-	p.wait.RecordAt(b.wait[:b.n]...)
-	p.run.RecordAt(b.run[:b.n]...)
-	p.total.RecordAt(b.total[:b.n]...)
+	var s [latBatch]hist.Sample
+	ts := b.ts[:b.n]
+	for i, x := range ts {
+		s[i] = hist.Sample{NS: x.start - x.submitted, At: p.at(x.end)}
+	}
+	p.wait.RecordAt(s[:b.n]...)
+	for i, x := range ts {
+		s[i].NS = x.end - x.start
+	}
+	p.run.RecordAt(s[:b.n]...)
+	for i, x := range ts {
+		s[i].NS = x.end - x.submitted
+	}
+	p.total.RecordAt(s[:b.n]...)
 	b.n = 0
 }
 

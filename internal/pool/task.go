@@ -12,15 +12,13 @@ import (
 var errGoexit = errors.New("pool: task called runtime.Goexit")
 
 // task is one submitted function. Its scheduling fields are guarded by
-// Pool.mu; fn, done, submitted and timeout are set before it is shared;
-// timer belongs to the worker goroutine running the task.
+// Pool.mu; fn, done, submitted and timeout are set before it is shared.
 type task struct {
 	fn        func()
 	done      func(error)
 	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
 	submitted int64         // Pool.clock at Submit
 	timeout   time.Duration // run-time limit on a worker; 0 = none
-	timer     *time.Timer   // armed while the task runs with a timeout
 
 	state      taskState
 	prev, next *task // links in Pool.pending

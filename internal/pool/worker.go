@@ -104,9 +104,10 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 	if !th.locked {
 		w.beginRun(start, th)
 	}
+	var timer *time.Timer // armed while t runs with a timeout
 	if t.timeout > 0 {
 		p.timerWG.Add(1)
-		t.timer = time.AfterFunc(t.timeout, func() {
+		timer = time.AfterFunc(t.timeout, func() {
 			defer p.recoverInternal()
 			defer p.timerWG.Done()
 			p.expire(w, t, start)
@@ -125,7 +126,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		}
 		var late bool
 		next, exit, late, abandoned = p.finishOnWorker(w, t, err)
-		stopped := t.timer != nil && t.timer.Stop()
+		stopped := timer != nil && timer.Stop()
 		if stopped {
 			p.timerWG.Done() // its function will not run
 		}
@@ -134,7 +135,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 		}
 		w.lat.add(p, t, start, end)
 		t.report(err)
-		if !exit && (t.timer == nil || stopped) {
+		if !exit && (timer == nil || stopped) {
 			// Nothing else refers to t now: freed at this worker's next
 			// finish. (On exit w may already belong to a replacement.)
 			w.spare = t
