@@ -28,11 +28,11 @@ func footer(w int, v viewState, attached bool) string {
 
 func helpStyles() help.Styles {
 	return help.Styles{
-		Ellipsis:       theme.Faint,
-		ShortKey:       theme.Bold,
+		Ellipsis:       theme.Faint.Style,
+		ShortKey:       theme.Bold.Style,
 		ShortDesc:      lipgloss.NewStyle(),
 		ShortSeparator: lipgloss.NewStyle(),
-		FullKey:        theme.Bold,
+		FullKey:        theme.Bold.Style,
 		FullDesc:       lipgloss.NewStyle(),
 		FullSeparator:  lipgloss.NewStyle(),
 	}
