@@ -13,14 +13,28 @@ import (
 // footer is the short help from the key map: the dashboard's, or the ?
 // screen's own (scroll, close).
 func footer(w int, v viewState, attached bool) string {
+	return footers.get(footerKey{w: w, help: v.help, attached: attached}, footerFor)
+}
+
+// footerKey is what the footer depends on.
+type footerKey struct {
+	w              int
+	help, attached bool
+}
+
+// footers remembers the footer per width and mode: it is the same every
+// frame, and bubbles' help view formatting it was a fifth of a frame.
+var footers = newMemo[footerKey, string](64)
+
+func footerFor(k footerKey) string {
 	h := help.New()
 	h.ShortSeparator = "  "
 	h.Styles = helpStyles()
-	h.SetWidth(w)
-	if v.help {
+	h.SetWidth(k.w)
+	if k.help {
 		return h.ShortHelpView(DefaultKeyMap.HelpShortHelp())
 	}
-	if attached {
+	if k.attached {
 		return h.ShortHelpView(DefaultKeyMap.AttachedShortHelp())
 	}
 	return h.ShortHelpView(DefaultKeyMap.ShortHelp())

@@ -33,3 +33,25 @@ func TestStyleRenderIsLipgloss(t *testing.T) {
 		t.Errorf("width style: %q, lipgloss %q", got, want)
 	}
 }
+
+// TestMemo: a memo calls f once per key and empties itself when full.
+func TestMemo(t *testing.T) {
+	calls := 0
+	f := func(k int) int { calls++; return 2 * k }
+	m := newMemo[int, int](2)
+	for _, k := range []int{1, 1, 2, 2} {
+		if got := m.get(k, f); got != 2*k {
+			t.Fatalf("get(%d) = %d", k, got)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d calls for two keys", calls)
+	}
+	m.get(3, f) // full: emptied, then 3 kept
+	if len(m.m) != 1 || calls != 3 {
+		t.Errorf("after a third key: %d kept, %d calls", len(m.m), calls)
+	}
+	if got := footer(100, viewState{}, false); got != footerFor(footerKey{w: 100}) {
+		t.Errorf("remembered footer %q, formatted %q", got, footerFor(footerKey{w: 100}))
+	}
+}
