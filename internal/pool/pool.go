@@ -378,8 +378,7 @@ func (p *Pool) Close() {
 		t.state = stDropped
 		dropped = append(dropped, t)
 	}
-	for t := p.pending.head; t != nil; t = p.pending.head {
-		p.pending.remove(t)
+	for _, t := range p.pending.drain() {
 		t.state = stDropped
 		dropped = append(dropped, t)
 	}
