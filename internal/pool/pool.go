@@ -424,35 +424,24 @@ func (p *Pool) Stats() Stats {
 		}
 	}
 	s.Workers = make([]WorkerStats, n)
+	var lat []latTimes // the workers' latencies not yet recorded
 	for i, w := range ws[:n] {
 		s.Workers[i] = WorkerStats{Slot: w.slot, Started: w.started, gen: w.gen,
 			Running: w.assigned, Retiring: w.retiring, Stuck: w.stuck,
 			Completed: w.completed, Failed: w.failed, TimedOut: w.timedOut}
+		lat = w.lat.takeLocked(lat)
 	}
 	p.mu.Unlock()
+	p.recordTimes(lat)
 
 	at := p.clock()
 	s.At = p.at(at)
 	for i, w := range ws[:n] {
 		w.read(at, &s.Workers[i])
-		w.lat.flush(p)
 	}
 	s.Wait, s.Run, s.Total = p.wait.Window(), p.run.Window(), p.total.Window()
 	s.WaitAll, s.RunAll, s.TotalAll = p.wait.Total(), p.run.Total(), p.total.Total()
 	return s
-}
-
-// liveWorkers returns the workers in the slots now.
-func (p *Pool) liveWorkers() []*worker {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var ws []*worker
-	for _, w := range p.slots {
-		if w != nil {
-			ws = append(ws, w)
-		}
-	}
-	return ws
 }
 
 // Counts returns the pool's counts, read under one lock, so the invariant
