@@ -43,7 +43,7 @@ func TestSearchStepsFitsAndSets(t *testing.T) {
 	})
 	snap := s.Snapshot()
 	q := snap.Search
-	if q.Canceled || q.Err != "" || q.Fit == nil || q.Fit.Rule != "knee" || q.Hold != 300*time.Millisecond {
+	if q.Canceled || q.Err != "" || q.Fit == nil || q.Fit.Rule != "knee" || time.Duration(q.Hold) != 300*time.Millisecond {
 		t.Fatalf("search %+v", q)
 	}
 	if !slices.Equal(q.Sizes, SearchSizes(snap.UsableCPUs)) || !slices.IsSorted(steps) || len(steps) < len(q.Sizes)-1 {
