@@ -25,9 +25,10 @@ const DefaultWindow = 5 * time.Second
 //     while calling Inline, never while a task runs.
 //   - mu guards every count, the queue, the slots and every worker's
 //     scheduling fields (idle, assigned, retiring, stuck, abandoned,
-//     per-slot counts), every task's state, the list of tasks handed to
-//     Inline and not yet started, size and closed. Nothing slow runs under
-//     it: no task, no callback, no syscall.
+//     per-slot counts, the slot's latencies not yet recorded), every
+//     task's state, the list of tasks handed to Inline and not yet
+//     started, size and closed. Nothing slow runs under it: no task, no
+//     callback, no syscall, no histogram write.
 //   - runAcct.mu (one per slot life, shared by the goroutines that replace
 //     each other in it) guards that slot's busy and on-CPU accounting and
 //     the thread id of its run in progress (see work). It is never held
