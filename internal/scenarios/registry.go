@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"github.com/offtop/offtop/internal/clock"
 	"sort"
 	"strings"
 )
@@ -125,7 +126,11 @@ func New(name string, c Config) (Scenario, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w %q (have: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
 	}
-	return m.make(c), nil
+	s := m.make(c)
+	if b, ok := s.(interface{ useClock(clock.Clock) }); ok {
+		b.useClock(c.Clock)
+	}
+	return s, nil
 }
 
 // Names lists the registered scenarios, the default first, the rest sorted.

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"go.uber.org/goleak"
@@ -18,24 +19,59 @@ func readout(s session.Snapshot, key string) (scenarios.Readout, bool) {
 	return scenarios.Readout{}, false
 }
 
-// TestEachScenarioAnswersAndCleansUp runs every scenario for a few seconds
-// through a real session: its answer checks out, the pool's counts add up
-// at every sample, and after Close none of its goroutines is left.
+// fakeSampling is a session on a fake clock (session.Config.Clock, passed
+// on to the scenario) that the test moves one Interval per sample it asks
+// for: the session's and the scenario's schedules (sampler, meters,
+// arrivals, pauses) run as fast as the work they drive.
+type fakeSampling struct {
+	s     *session.Session
+	clk   *clock.Fake
+	every time.Duration
+}
+
+func newFakeSampling(t *testing.T, c session.Config) *fakeSampling {
+	t.Helper()
+	f := &fakeSampling{clk: clock.NewFake(time.Now()), every: c.Interval}
+	c.Clock = f.clk
+	s, err := session.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.s = s
+	return f
+}
+
+// next moves the clock one Interval and returns the sample that wakes
+// (the sampler waits for it before the previous sample is out), or false
+// when timeout (real time) came first.
+func (f *fakeSampling) next(timeout <-chan time.Time) (session.Snapshot, bool) {
+	f.clk.Advance(f.every)
+	select {
+	case snap := <-f.s.Samples():
+		return snap, true
+	case <-timeout:
+		return session.Snapshot{}, false
+	}
+}
+
+// TestEachScenarioAnswersAndCleansUp runs every scenario for 2 s of its
+// clock (a fake one, moved a sample at a time) through a real session:
+// its answer checks out, the pool's counts add up at every sample, and
+// after Close none of its goroutines is left.
 func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
 			defer goleak.VerifyNone(t)
-			s, err := session.New(session.Config{Scenario: name, Workers: 2, Scale: 0.05,
+			f := newFakeSampling(t, session.Config{Scenario: name, Workers: 2, Scale: 0.05,
 				Interval: 50 * time.Millisecond, Window: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := f.s
 			deadline := time.After(20 * time.Second)
 			var last session.Snapshot
 		loop:
 			for {
-				select {
-				case snap := <-s.Samples():
+				snap, ok := f.next(deadline)
+				switch {
+				case ok:
 					if got := snap.Completed + snap.Failed + snap.TimedOut + snap.Running + snap.QueueDepth; !snap.Balanced() {
 						t.Fatalf("counts do not add up: %d vs submitted %d", got, snap.Submitted)
 					}
@@ -43,7 +79,7 @@ func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 					if r, ok := readout(snap, "answer_ok"); ok && r.Known && snap.Elapsed > 2*time.Second {
 						break loop
 					}
-				case <-deadline:
+				default:
 					break loop
 				}
 			}
