@@ -2,10 +2,10 @@ package scenarios
 
 import (
 	"context"
-	"github.com/offtop/offtop/internal/clock"
 	"sync"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	guard "github.com/offtop/offtop/internal/crash"
 )
 

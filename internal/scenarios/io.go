@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"github.com/offtop/offtop/internal/clock"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
 )

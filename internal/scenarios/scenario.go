@@ -4,9 +4,9 @@
 package scenarios
 
 import (
-	"github.com/offtop/offtop/internal/clock"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 )

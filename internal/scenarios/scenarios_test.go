@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -108,5 +109,29 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := scenarios.New("nope", scenarios.Config{}); err == nil {
 		t.Error("unknown scenario: no error")
+	}
+}
+
+// TestFlagTakersComeFromTheEntries: a flag only some scenarios read names
+// them in the order of Names; a flag no entry lists names none.
+func TestFlagTakersComeFromTheEntries(t *testing.T) {
+	for flag, want := range map[string][]string{
+		"loops":  {"server"},
+		"listen": {"server", "io"},
+		"jobs":   {"count"},
+		"stall":  {"stall"},
+		"scale":  nil,
+	} {
+		if got := scenarios.FlagTakers(flag); !slices.Equal(got, want) {
+			t.Errorf("FlagTakers(%q) = %v, want %v", flag, got, want)
+		}
+	}
+	for _, n := range scenarios.Names() {
+		m, _ := scenarios.Lookup(n)
+		for _, f := range m.Flags {
+			if !slices.Contains(scenarios.FlagTakers(f), n) {
+				t.Errorf("%s lists --%s, FlagTakers does not name it", n, f)
+			}
+		}
 	}
 }
