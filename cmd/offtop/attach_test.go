@@ -14,8 +14,8 @@ import (
 func TestLinkNotesSkipDisconnected(t *testing.T) {
 	var b strings.Builder
 	l := linkNotes{w: &b}
-	live := session.Snapshot{Remote: "127.0.0.1:7070", Workers: 2}
-	gone := session.Snapshot{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}
+	live := session.Snapshot{Pool: session.Pool{Workers: 2}, Link: session.Link{Remote: "127.0.0.1:7070"}}
+	gone := session.Snapshot{Link: session.Link{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}}
 	for i, c := range []struct {
 		s    session.Snapshot
 		skip bool

@@ -189,8 +189,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case c.Window < minWindowProbes*c.Resolution:
 		return o, usagef("--window: shorter than %d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing: %v",
 			minWindowProbes, minWindowProbes*c.Resolution, c.Resolution, c.Window)
-	case !(c.Scale > 0 && c.Scale <= 1000):
-		return o, usagef("--scale: out of range (0, 1000]: %v", c.Scale)
+	case !(c.Scale > 0 && c.Scale <= maxScale):
+		return o, usagef("--scale: out of range %s: %v", flagRanges()["scale"], c.Scale)
 	case c.Scenarios.StallDuration < time.Millisecond:
 		return o, usagef("--stall: below 1ms: %v", c.Scenarios.StallDuration)
 	case c.Scenarios.StallPeriod < time.Millisecond:
@@ -225,14 +225,19 @@ var errVersion = errors.New("version")
 // a 10ms resolution read null in every sample).
 const minWindowProbes = 5
 
-// intRanges are the ranges of the int flags, for a value too large to
+// flagRanges are the ranges of the numeric flags, for a value too large to
 // parse ("--workers: out of range 0..256: ...").
-func intRanges() map[string]string {
+func flagRanges() map[string]string {
 	return map[string]string{
 		"workers":    fmt.Sprintf("0..%d", session.MaxWorkers),
 		"gomaxprocs": fmt.Sprintf("1..%d (NumCPU)", runtime.NumCPU()),
+		"scale":      fmt.Sprintf("(0, %d]", maxScale),
 	}
 }
+
+// maxScale is the largest --scale offtop takes, for offtop and sweep alike
+// (this project's choice: at 1000 a task of every scenario takes seconds).
+const maxScale = 1000
 
 // flagError rewrites the flag package's messages into one line that names
 // the flag as the help does (--workers), says what is wrong, then quotes
@@ -267,6 +272,14 @@ func flagError(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
+// outOfRange is "out of range" and the flag's range where flagRanges has it.
+func outOfRange(name string) string {
+	if r, ok := flagRanges()[name]; ok {
+		return "out of range " + r
+	}
+	return "out of range"
+}
+
 // flagReason says what is wrong with a value f's parser refused; why is
 // the parser's word for it ("parse error", "value out of range").
 func flagReason(f *flag.Flag, why string) string {
@@ -283,15 +296,12 @@ func flagReason(f *flag.Flag, why string) string {
 		return "not a duration like 2s or 1500ms"
 	case int:
 		if why == "value out of range" {
-			if r, ok := intRanges()[f.Name]; ok {
-				return "out of range " + r
-			}
-			return "out of range"
+			return outOfRange(f.Name)
 		}
 		return "not a whole number"
 	case float64:
 		if why == "value out of range" {
-			return "out of range"
+			return outOfRange(f.Name)
 		}
 		return "not a number"
 	}

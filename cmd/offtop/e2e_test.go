@@ -256,8 +256,8 @@ func TestSweepPrintsTableAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || strings.Count(string(table), "\n") != 5 { // first line, header, 2 rows, best
-
+	lines := strings.Split(strings.TrimSpace(string(table)), "\n") // first line, header, 2 rows, best, machine
+	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || len(lines) != 6 || !strings.HasPrefix(lines[5], "machine: ") {
 		t.Errorf("table:\n%s", table)
 	}
 	out, err := exec.Command(bin, append(args, "--json")...).Output()
@@ -267,9 +267,17 @@ func TestSweepPrintsTableAndJSON(t *testing.T) {
 	var res struct {
 		Scenario string
 		Rows     []map[string]any
+		Machine  *struct {
+			RunDelayBefore float64  `json:"run_delay_before"`
+			RunDelayAfter  *float64 `json:"run_delay_after"`
+			Limit          float64  `json:"run_delay_limit"`
+		}
 	}
 	if err := json.Unmarshal(out, &res); err != nil || res.Scenario != "stall" || len(res.Rows) != 2 {
 		t.Errorf("sweep --json: %v\n%s", err, out)
+	}
+	if m := res.Machine; m == nil || m.RunDelayBefore < 0 || m.RunDelayBefore > 1.5 || m.RunDelayAfter == nil || m.Limit != 0.1 {
+		t.Errorf("sweep --json: machine %+v, want run delays read before and after, limit 0.1\n%s", m, out)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/shape"
 )
 
@@ -162,7 +161,7 @@ func TestSoak(t *testing.T) {
 	for sc.Scan() {
 		// Read /proc first, as close to the sample as we can.
 		s := soakSample{RunDelay: procRunDelay(pid)}
-		if err := json.Unmarshal(sc.Bytes(), &s.SnapshotJSON); err != nil {
+		if err := json.Unmarshal(sc.Bytes(), &s.soakLine); err != nil {
 			t.Errorf("line after sample %d is not JSON: %v\n%s", len(run.Samples), err, sc.Text())
 			continue
 		}
@@ -253,10 +252,30 @@ func soakKeys(d time.Duration) string {
 // soakSizeOf is the pool size of period k, [2k s, 2k+2 s), k >= 1.
 func soakSizeOf(k int) int { return (k - 1) % soakSizes }
 
+// soakLine is the fields of a headless line the soak checks read, as any
+// reader of the JSON Lines sees them (docs/json-lines.md).
+type soakLine struct {
+	TS            float64        `json:"t_s"`
+	Scenario      string         `json:"scenario"`
+	Workers       int            `json:"workers"`
+	QueueDepth    int64          `json:"queue_depth"`
+	Submitted     int64          `json:"submitted"`
+	Completed     int64          `json:"completed"`
+	Failed        int64          `json:"failed"`
+	Running       int64          `json:"running"`
+	TimedOut      int64          `json:"timed_out"`
+	Abandoned     int64          `json:"abandoned"`
+	WorkerBusy    []float64      `json:"worker_busy"`
+	RSSBytes      *int64         `json:"rss_bytes"`
+	Goroutines    int            `json:"goroutines"`
+	SamplesMissed int64          `json:"samples_missed"`
+	Extra         map[string]any `json:"extra"`
+}
+
 // soakSample is one JSON line with what the test read from /proc when the
 // line arrived.
 type soakSample struct {
-	session.SnapshotJSON
+	soakLine
 	// RunDelay is the total time offtop's threads have spent runnable but
 	// waiting for a CPU (schedstat run_delay, summed over threads); < 0
 	// unknown. Only differences between readings mean anything.
@@ -445,7 +464,7 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 
 // checkSoakRSS: RSS after minute 1 grows less than 10%.
 //
-// Measured (3m runs): RSS climbs in the first minute (14 MB at 0.3s, 21 MB
+// Measured (3m runs; MB here is 10^6 bytes, as this log printed then): RSS climbs in the first minute (14 MB at 0.3s, 21 MB
 // at 15s, 22.4 MB at 60s), then flattens: +0.1..2.4% over the reference.
 // The reference is the maximum over one full cycle of sizes from 60s (to
 // 78s), not one sample, so that it holds every size's own peak and a GC
@@ -497,16 +516,16 @@ func checkSoakRSS(res *soakResult, run soakRun) {
 				m = max(m, *s.RSSBytes)
 			}
 		}
-		fmt.Fprintf(&trend, " %.2f", float64(m)/1e6)
+		fmt.Fprintf(&trend, " %.2f", float64(m)/(1<<20))
 	}
-	res.log("RSS MB, max in each tenth of the run:%s", trend.String())
+	res.log("RSS MiB, max in each tenth of the run:%s", trend.String())
 	ratio := float64(after) / float64(ref)
 	rule := fmt.Sprintf("%v..%v", from, from+span)
 	if run.Duration < 2*time.Minute {
 		rule = fmt.Sprintf("%v..%v (D/3, as D < 2m)", from.Round(100*time.Millisecond), (from + span).Round(100*time.Millisecond))
 	}
-	res.log("RSS: %.2f MB max over %s (at t=%.2fs); %.2f MB max after (at t=%.2fs): x%.3f (limit x%.2f)",
-		float64(ref)/1e6, rule, refAt, float64(after)/1e6, afterAt, ratio, soakRSSLimit)
+	res.log("RSS: %.2f MiB max over %s (at t=%.2fs); %.2f MiB max after (at t=%.2fs): x%.3f (limit x%.2f)",
+		float64(ref)/(1<<20), rule, refAt, float64(after)/(1<<20), afterAt, ratio, soakRSSLimit)
 	if ratio >= soakRSSLimit {
 		res.fail("RSS grew %.1f%% after the reference: %d bytes at t=%.2fs vs %d max over %s (at t=%.2fs); limit %.0f%%",
 			100*(ratio-1), after, afterAt, ref, rule, refAt, 100*(soakRSSLimit-1))

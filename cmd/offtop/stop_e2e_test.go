@@ -40,6 +40,8 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 		want   []string // in the first line, in this order
 	}{
 		{"400 digits", []string{"--workers", long}, false, 2, []string{"--workers: out of range 0..256: ", `"9999`, "...(400 chars)"}},
+		{"400-digit scale", []string{"--scale", long}, false, 2, []string{"--scale: out of range (0, 1000]: ", `"9999`, "...(400 chars)"}},
+		{"sweep scale past float64", []string{"sweep", "--scale", "1e999"}, false, 2, []string{`--scale: out of range (0, 1000]: "1e999"`}},
 		{"100k scenario", []string{"--scenario", strings.Repeat("x", 100000)}, false, 2, []string{"--scenario: unknown (have: server", `"xxxx`, "...(100000 chars)"}},
 		{"300-size sweep", []string{"sweep", "--workers", strings.Join(sizes, ",")}, false, 2, []string{"--workers: a size twice: 1: ", `"1,1,`, "...(599 chars)"}},
 		{"sweep size out of range", []string{"sweep", "--workers", "0,1," + long}, false, 2, []string{"--workers: out of range 0..256 (item ", `: "0,1,9`}},

@@ -43,7 +43,7 @@ func (sm *summary) Add(s session.Snapshot) {
 func (sm *summary) Finish(end time.Duration) {
 	sm.end = end
 	if sm.last.Remote == "" { // attached, Elapsed is the program's age, not the run's
-		sm.end = max(end, sm.last.Elapsed)
+		sm.end = max(end, time.Duration(sm.last.Elapsed))
 	}
 }
 

@@ -29,13 +29,16 @@ func lastSnap() session.Snapshot {
 			AnswerKnown: true, AnswerOK: true, Current: cur}
 	}
 	return session.Snapshot{
-		Elapsed: 34 * time.Second, Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, CPUPercent: 100, CPUSeconds: 40,
+		Elapsed: session.Seconds(34 * time.Second),
 		Sizes: []session.SizeRow{
 			row("server", 0, 8003*time.Millisecond, 780.25, 793.4, 170, 8.1, false),
 			row("server", 1, 7990*time.Millisecond, 1.234, 8.41, 180, 9.9, false),
 			row("server", 2, 8010*time.Millisecond, 55.5, 57.02, 350, 15.8, false),
 			{Scenario: "count", Workers: 4, GOMAXPROCS: 2, Held: 10 * time.Second, HeadlineName: "batch wall", Current: true},
 		},
+		Run:     session.Run{Scenario: "count"},
+		Machine: session.Machine{GOMAXPROCS: 2, NumCPU: 2},
+		Process: session.Process{CPUPercent: 100, CPUSeconds: 40},
 	}
 }
 
@@ -130,7 +133,7 @@ func TestSummaryMarksCurrentAndBest(t *testing.T) {
 	snap.Sizes[1].Current, snap.Sizes[3].Current = true, false
 	sm := &summary{}
 	sm.Add(snap)
-	sm.Finish(snap.Elapsed)
+	sm.Finish(time.Duration(snap.Elapsed))
 	n := 0
 	for _, l := range strings.Split(ansi.Strip(sm.String()), "\n") {
 		if strings.HasPrefix(l, "  >*") {

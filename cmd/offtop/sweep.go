@@ -91,8 +91,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		// session's window is derived from the duration).
 		return sweepUsageError(stderr, fmt.Sprintf("--duration: below 1s: %v", c.Duration))
 	}
-	if !(c.Base.Scale > 0 && c.Base.Scale <= 1000) {
-		return sweepUsageError(stderr, fmt.Sprintf("--scale: out of range (0, 1000]: %v", c.Base.Scale))
+	if !(c.Base.Scale > 0 && c.Base.Scale <= maxScale) {
+		return sweepUsageError(stderr, fmt.Sprintf("--scale: out of range %s: %v", flagRanges()["scale"], c.Base.Scale))
 	}
 	if _, ok := scenarios.Lookup(c.Base.Scenario); !ok {
 		return sweepUsageError(stderr, fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
@@ -125,6 +125,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		case <-finished:
 		}
 	}()
+	c.CheckMachine = true
 	res, err := sweep.Run(ctx, c, stderr)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")

@@ -37,7 +37,7 @@ const sweepColumns = `columns (every figure the median of the runs, min-max afte
                 efficiency reads above 1: that is the 1-worker row's limit, not
                 faster-than-linear work
   task p99 ms   pool tasks' submit-to-end time, p99
-  RSS MB        resident memory at the end of the run (MiB)
+  RSS MiB       resident memory at the end of the run (2^20 bytes)
   arrivals/s    io: tasks submitted per second (the open-loop rate, measured)
   service ms    io: mean time a task holds a worker = mean busy workers / tasks/s
   SCENARIO KEYS the scenario's own figures at the end of the run (its readouts)
@@ -52,7 +52,12 @@ const sweepColumns = `columns (every figure the median of the runs, min-max afte
   (the last size whose next worker adds at least lambda/4; read from the
   measured medians when the fit is poor, R^2 < 0.8); server, login: the lowest
   headline p99 with the Loop's p99 under 50 ms; io: Little's law,
-  L = arrivals/s x service time, rounded up.`
+  L = arrivals/s x service time, rounded up.
+machine: before the first run and after the last, one thread per CPU spins for
+  300ms and reads how long it waited for a CPU (its run delay); above 10% the
+  line says BUSY: other work shared the cores and every figure moved with it.
+  In --json: "machine" {run_delay_before, run_delay_after, run_delay_limit,
+  busy}, shares 0..1.`
 
 // checkSizing checks --repeat, --fit and --hdr-log and fills c.Repeat and
 // c.Load (the scenario's sweep load unless --load was given); it returns

@@ -22,7 +22,7 @@ const (
 	// clamped to it and counted in Summary.Clamped, never refused.
 	Highest = int64(100 * time.Second)
 	// SigFigs is the precision: 2 significant figures, which keeps one
-	// histogram near 30 KB so a window of them stays small. A value reads
+	// histogram near 30 KiB so a window of them stays small. A value reads
 	// back within 1% above 51 us, and within 512 ns below (hdr's finest
 	// step is the power of two under Lowest; FuzzRecorder pins both).
 	SigFigs = 2

@@ -238,7 +238,7 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 		}
 		c.mu.Lock()
 		name := c.last.Scenario
-		c.last = session.Snapshot{Scenario: name, Remote: c.addr, Disconnected: time.Now()}
+		c.last = session.Snapshot{Run: session.Run{Scenario: name}, Link: session.Link{Remote: c.addr, Disconnected: time.Now()}}
 		gone := c.last
 		c.mu.Unlock()
 		c.push(gone)
@@ -317,14 +317,13 @@ func (c *Client) readLine(st stream, dec *session.Decoder) error {
 			line = line[:0]
 		}
 	}
-	var j session.SnapshotJSON
-	if err := json.Unmarshal(line, &j); err != nil {
+	s, err := dec.Snapshot(line)
+	if err != nil {
 		return fmt.Errorf("%w: a line that is not a sample", ErrNotAgent)
 	}
-	if j.Schema != session.SchemaVersion {
-		return fmt.Errorf("%w: the stream is schema %d, this offtop %d", ErrSchema, j.Schema, session.SchemaVersion)
+	if s.Schema != session.SchemaVersion {
+		return fmt.Errorf("%w: the stream is schema %d, this offtop %d", ErrSchema, s.Schema, session.SchemaVersion)
 	}
-	s := dec.Snapshot(j)
 	s.Remote = c.addr
 	c.mu.Lock()
 	c.last = s

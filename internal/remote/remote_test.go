@@ -138,7 +138,7 @@ func TestBaseURL(t *testing.T) {
 // closing the connection (SIGSTOP, a host gone) is shown disconnected,
 // not frozen figures as if live.
 func TestSilentStreamIsDisconnected(t *testing.T) {
-	line, err := json.Marshal(session.Snapshot{Scenario: "frozen", Workers: 3})
+	line, err := json.Marshal(session.Snapshot{Run: session.Run{Scenario: "frozen"}, Pool: session.Pool{Workers: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

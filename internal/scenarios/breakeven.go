@@ -489,8 +489,8 @@ func (b *breakeven) Status() Status {
 	for _, m := range []beMode{modeMove, modeCopy} {
 		k, l, f := beKey[m], beLabel[m], figs[m]
 		if !f.have || !f.cpuOK {
-			rs = append(rs, NA(k+"_overhead_per_task_ms", l+" overhead/task"),
-				NA(k+"_break_even_cpu_ms", l+" break-even CPU/task"))
+			rs = append(rs, NA(k+"_overhead_per_task_ms", l+" overhead/task").In(UnitMS),
+				NA(k+"_break_even_cpu_ms", l+" break-even CPU/task").In(UnitMS))
 			continue
 		}
 		o, be, ok := breakevenEstimate(f.wall, f.cpu, f.par, BreakevenTasks)
@@ -498,7 +498,7 @@ func (b *breakeven) Status() Status {
 		if ok {
 			rs = append(rs, Millis(k+"_break_even_cpu_ms", l+" break-even CPU/task", be, true))
 		} else {
-			rs = append(rs, Readout{Key: k + "_break_even_cpu_ms", Label: l + " break-even CPU/task",
+			rs = append(rs, Readout{Key: k + "_break_even_cpu_ms", Label: l + " break-even CPU/task", Unit: UnitMS,
 				Text: fmt.Sprintf("never (pool parallelism %d)", f.par)})
 		}
 	}
@@ -510,10 +510,10 @@ func (b *breakeven) Status() Status {
 	rs = append(rs, Millis("copy_loop_ms", "copying on the Loop", cp.copy, cp.have))
 	if b.cfg.size > 0 {
 		rs = append(rs,
-			Readout{Key: "payload_kb", Label: "payload", Value: float64(b.cfg.size) / 1024, Known: true, Text: fmtBytes(b.cfg.size)},
+			Readout{Key: "payload_kb", Label: "payload", Value: float64(b.cfg.size) / 1024, Known: true, Unit: UnitKiB, Text: fmtBytes(b.cfg.size)},
 			Num("hash_rounds", "rounds", float64(b.cfg.rounds)))
 	} else {
-		rs = append(rs, NA("payload_kb", "payload"), NA("hash_rounds", "rounds"))
+		rs = append(rs, NA("payload_kb", "payload").In(UnitKiB), NA("hash_rounds", "rounds"))
 	}
 	pw := max(figs[modeCopy].workers, figs[modeMove].workers)
 	rs = append(rs,

@@ -272,9 +272,9 @@ func (s *ioScenario) Status() Status {
 	workers := s.env.Workers()
 	capacity := float64(max(workers, 1)) * float64(time.Second) / float64(s.delay)
 	rs := []Readout{
-		Num("throughput_per_s", "throughput", perSecond(w.Count, s.env.Window, el)),
-		Num("capacity_per_s", "workers/delay", capacity),
-		Num("rate_per_s", "arrivals", float64(rate)),
+		Num("throughput_per_s", "throughput", perSecond(w.Count, s.env.Window, el)).In(UnitPerSec),
+		Num("capacity_per_s", "workers/delay", capacity).In(UnitPerSec),
+		Num("rate_per_s", "arrivals", float64(rate)).In(UnitPerSec),
 		Num("in_flight", "in flight", float64(s.inFlight.Load())),
 	}
 	rs = append(rs, Percentiles("request", "request", w)...)

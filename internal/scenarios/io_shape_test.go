@@ -87,17 +87,17 @@ func runPhase(t *testing.T, s *session.Session, d time.Duration) ioPhase {
 	first := <-s.Samples()
 	var last session.Snapshot
 	for last = range s.Samples() {
-		if last.Elapsed-first.Elapsed >= d {
+		if time.Duration(last.Elapsed-first.Elapsed) >= d {
 			break
 		}
 	}
 	p := ioPhase{
 		submitted: last.Submitted - first.Submitted,
-		wall:      last.Elapsed - first.Elapsed,
+		wall:      time.Duration(last.Elapsed - first.Elapsed),
 	}
 	p.throughput = value(t, last, "throughput_per_s")
 	if first.CPUSeconds > 0 {
-		p.cpuPercent = 100 * (last.CPUSeconds - first.CPUSeconds) / p.wall.Seconds()
+		p.cpuPercent = 100 * float64(last.CPUSeconds-first.CPUSeconds) / p.wall.Seconds()
 	}
 	if r, _ := readout(last, "answer_ok"); !r.Known || r.Value != 1 {
 		t.Errorf("answer_ok = %+v", r)

@@ -32,7 +32,7 @@ func (m *cpuMeter) readout(key, label string) Readout {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.n == 0 {
-		return NA(key, label)
+		return NA(key, label).In(UnitMS)
 	}
 	return Millis(key, label, m.sum/time.Duration(m.n), true)
 }

@@ -62,10 +62,14 @@ type Env struct {
 type Readout struct {
 	Key   string
 	Label string
-	// Value is the figure in the unit Key names; Known false shows "n/a"
-	// and encodes as JSON null.
+	// Value is the figure in Unit; Known false shows "n/a" and encodes as
+	// JSON null.
 	Value float64
 	Known bool
+	// Unit is Value's unit, set where the readout is made; the screen
+	// formats Value by it. It is the unit Key names (UnitOf(Key)), which
+	// is how a reader of the JSON, where only Key travels, gets it back.
+	Unit Unit
 	// Text, when non-empty, is shown instead of formatting Value.
 	Text string
 	// Bool marks a true/false readout (answer_ok): Value 1 is true.

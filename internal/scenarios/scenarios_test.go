@@ -77,7 +77,12 @@ func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 						t.Fatalf("counts do not add up: %d vs submitted %d", got, snap.Submitted)
 					}
 					last = snap
-					if r, ok := readout(snap, "answer_ok"); ok && r.Known && snap.Elapsed > 2*time.Second {
+					for _, r := range snap.Readouts {
+						if r.Unit != scenarios.UnitOf(r.Key) && !r.Bool && !r.Str {
+							t.Errorf("readout %s is in %q, its key names %q", r.Key, r.Unit, scenarios.UnitOf(r.Key))
+						}
+					}
+					if r, ok := readout(snap, "answer_ok"); ok && r.Known && time.Duration(snap.Elapsed) > 2*time.Second {
 						break loop
 					}
 				default:

@@ -274,9 +274,9 @@ func (s *server) Status() Status {
 	rs := Percentiles("ping", "ping", pw)
 	rs = append(rs,
 		Num("ping_failures", "ping failures", float64(s.ping.errs.Load())),
-		Num("fast_rps", "/fast", perSecond(fw.Count, s.env.Window, el)),
+		Num("fast_rps", "/fast", perSecond(fw.Count, s.env.Window, el)).In(UnitRPS),
 		Millis("fast_p99_ms", "/fast p99", fw.P99, fw.Count > 0),
-		Num("slow_rps", "/slow", perSecond(sw.Count, s.env.Window, el)),
+		Num("slow_rps", "/slow", perSecond(sw.Count, s.env.Window, el)).In(UnitRPS),
 		Millis("slow_p99_ms", "/slow p99", sw.P99, sw.Count > 0),
 		s.fast.cpu.readout("fast_cpu_ms", "CPU/fast"),
 		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
@@ -287,7 +287,7 @@ func (s *server) Status() Status {
 		k string
 		e *endpoint
 	}{{"ping", s.ping}, {"fast", s.fast}, {"slow", s.slow}} {
-		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)))
+		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)).In(UnitRPS))
 	}
 	rs = append(rs, s.loopReadouts()...)
 	rs = append(rs, Str("listen_addr", "listening on", s.srv.Addr()))

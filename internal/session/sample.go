@@ -102,7 +102,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 	// The control state and the scenario it names, read together; Status
 	// is called outside mu (a switch may be stopping this scenario now).
 	s.mu.Lock()
-	ctl := s.overlay(Snapshot{NumCPU: sys.NumCPU})
+	ctl := s.overlay(Snapshot{Machine: Machine{NumCPU: sys.NumCPU}})
 	scen := s.scen
 	s.mu.Unlock()
 	st := scen.Status()
@@ -124,49 +124,47 @@ func (sm *sampler) take(s *Session) Snapshot {
 		slots[i], retiring[i] = w.Slot, w.Retiring
 	}
 	snap := Snapshot{
-		Elapsed:          now.Sub(s.start),
-		Load:             st.Load,
-		Readouts:         st.Readouts,
-		GOMAXPROCS:       sys.GOMAXPROCS,
-		NumCPU:           sys.NumCPU,
-		QueueDepth:       ps.Queued,
-		Submitted:        ps.Submitted,
-		Completed:        ps.Completed,
-		Failed:           ps.Failed,
-		Running:          ps.Running,
-		Rejected:         ps.Rejected,
-		Replaced:         ps.Replaced,
-		TimedOut:         ps.TimedOut,
-		Abandoned:        ps.Abandoned,
-		Stuck:            ps.Stuck,
-		ThroughputPerSec: sm.throughput(now, ps.Completed, s.cfg.Window),
-		WorkerSlots:      slots,
-		WorkerBusy:       busy,
-		WorkerOnCPU:      oncpu,
-		WorkerRetiring:   retiring,
-		LoopBusy:         fraction(ls.Busy-sm.loop.Busy, dt),
-		LoopQueued:       ls.Queued,
-		CPUPercent:       -1,
-		RSSBytes:         sys.RSS,
-		Goroutines:       sys.Goroutines,
-		Probe:            lag.Corrected,
-		ProbeRaw:         lag.Raw,
-		ProbeTotal:       lag.CorrectedAll,
-		ProbeMissed:      lag.Missed,
-		ProbeStalled:     lag.Stalled,
-		Sched:            sch.Corrected,
-		SchedRuntime:     sch.Runtime,
-		Task:             ps.Total,
-		TaskWait:         ps.Wait,
-		Interval:         s.cfg.Interval,
-		Resolution:       s.cfg.Resolution,
-		Window:           s.cfg.Window,
+		Schema:  SchemaVersion,
+		Elapsed: Seconds(now.Sub(s.start)),
+		Machine: Machine{GOMAXPROCS: sys.GOMAXPROCS, NumCPU: sys.NumCPU},
+		Status:  Status{Load: st.Load, Readouts: st.Readouts},
+		Pool: Pool{
+			QueueDepth:       ps.Queued,
+			Submitted:        ps.Submitted,
+			Completed:        ps.Completed,
+			Failed:           ps.Failed,
+			Running:          ps.Running,
+			Rejected:         ps.Rejected,
+			Replaced:         ps.Replaced,
+			TimedOut:         ps.TimedOut,
+			Abandoned:        ps.Abandoned,
+			Stuck:            ps.Stuck,
+			ThroughputPerSec: Rate(sm.throughput(now, ps.Completed, s.cfg.Window)),
+			WorkerSlots:      slots,
+			WorkerBusy:       busy,
+			WorkerOnCPU:      oncpu,
+			WorkerRetiring:   retiring,
+			Task:             ps.Total,
+			TaskWait:         ps.Wait,
+		},
+		Loop:    Loop{LoopBusy: Share(fraction(ls.Busy-sm.loop.Busy, dt)), LoopQueued: ls.Queued},
+		Process: Process{CPUPercent: -1, RSSBytes: Bytes(sys.RSS), Goroutines: sys.Goroutines},
+		Probes: Probes{
+			Probe:        lag.Corrected,
+			ProbeRaw:     lag.Raw,
+			ProbeTotal:   lag.CorrectedAll,
+			ProbeMissed:  lag.Missed,
+			ProbeStalled: Millis(lag.Stalled),
+			Sched:        sch.Corrected,
+			SchedRuntime: sch.Runtime,
+		},
+		Sampling: Sampling{Interval: s.cfg.Interval, Resolution: Millis(s.cfg.Resolution), Window: Seconds(s.cfg.Window)},
 	}
 	if f, ok := sysinfo.CPUFraction(sm.sys, sys); ok {
-		snap.CPUPercent = 100 * f
+		snap.CPUPercent = Percent(100 * f)
 	}
 	if sys.CPUKnown {
-		snap.CPUSeconds = sys.CPU.Seconds()
+		snap.CPUSeconds = CPUTime(sys.CPU.Seconds())
 	}
 	if g := s.histGen.Load(); g != sm.gen {
 		sm.hist.reset()

@@ -18,23 +18,23 @@ import (
 // value is "never run".
 type Search struct {
 	// Running is true from AutoSize until the fit, a cancel or an error.
-	Running bool
+	Running bool `json:"running"`
 	// Scenario is the scenario searched; Sizes the sizes stepped through,
 	// in order; Step the index of the size held now (len(Sizes) once
 	// fitting); Hold how long each is held, Left what remains of the
 	// current hold.
-	Scenario string
-	Sizes    []int
-	Step     int
-	Hold     time.Duration
-	Left     time.Duration
+	Scenario string  `json:"scenario"`
+	Sizes    []int   `json:"sizes"`
+	Step     int     `json:"step"`
+	Hold     Seconds `json:"hold_s"`
+	Left     Seconds `json:"left_s"`
 	// Canceled says a key (or Close) stopped it before the fit; Err is an
 	// action that failed ("" when none).
-	Canceled bool
-	Err      string
+	Canceled bool   `json:"canceled"`
+	Err      string `json:"error,omitempty"`
 	// Fit is the result once done: the model and the size picked
 	// (Fit.Recommended, -1 when the rule could not pick).
-	Fit *sizing.Fit
+	Fit *sizing.Fit `json:"fit"`
 }
 
 // Done reports a finished search with a result.
@@ -116,7 +116,7 @@ func (s *Session) startSearch() {
 	s.search.wg.Wait()
 	snap := s.Snapshot()
 	cancel := make(chan struct{})
-	st := Search{Running: true, Scenario: snap.Scenario, Sizes: SearchSizes(snap.UsableCPUs), Hold: s.cfg.Window}
+	st := Search{Running: true, Scenario: snap.Scenario, Sizes: SearchSizes(snap.UsableCPUs), Hold: Seconds(s.cfg.Window)}
 	s.search.mu.Lock()
 	s.search.st, s.search.cancel = st, cancel
 	s.search.mu.Unlock()
@@ -160,8 +160,8 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 		}
 		s.search.update(func(x *Search) { x.Step, x.Left = i, st.Hold })
 		clk := s.cfg.Clock
-		end := clk.Now().Add(st.Hold)
-		var seen time.Duration
+		end := clk.Now().Add(time.Duration(st.Hold))
+		var seen Seconds
 		for holding := true; holding; {
 			select {
 			case <-cancel:
@@ -171,10 +171,10 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 				snap := s.Snapshot()
 				if snap.Elapsed != seen {
 					seen = snap.Elapsed
-					meters[i].Add(snap.Elapsed, snap.Submitted, snap.WorkerBusy)
+					meters[i].Add(time.Duration(snap.Elapsed), snap.Submitted, snap.WorkerBusy)
 				}
 				left := max(end.Sub(now), 0)
-				s.search.update(func(x *Search) { x.Left = left })
+				s.search.update(func(x *Search) { x.Left = Seconds(left) })
 				holding = left > 0
 			}
 		}

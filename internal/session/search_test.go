@@ -45,7 +45,7 @@ func TestSearchStepsFitsAndSets(t *testing.T) {
 	})
 	snap := s.Snapshot()
 	q := snap.Search
-	if q.Canceled || q.Err != "" || q.Fit == nil || q.Fit.Rule != "knee" || q.Hold != 300*time.Millisecond {
+	if q.Canceled || q.Err != "" || q.Fit == nil || q.Fit.Rule != "knee" || time.Duration(q.Hold) != 300*time.Millisecond {
 		t.Fatalf("search %+v", q)
 	}
 	if !slices.Equal(q.Sizes, SearchSizes(snap.UsableCPUs)) || !slices.IsSorted(steps) || len(steps) < len(q.Sizes)-1 {
@@ -97,7 +97,7 @@ func TestAnyActionCancelsTheSearch(t *testing.T) {
 	// Past the holds of all the sizes, a sample at a time: a search still
 	// running would have set the next size by now.
 	timeout := time.After(20 * time.Second)
-	for range len(q.Sizes)*int(q.Hold/(20*time.Millisecond)) + 1 {
+	for range len(q.Sizes)*int(time.Duration(q.Hold)/(20*time.Millisecond)) + 1 {
 		clk.Advance(20 * time.Millisecond) // newSession's Interval
 		select {
 		case <-s.Samples():

@@ -265,8 +265,10 @@ func New(c Config) (*Session, error) {
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
 	}
 	s.scen = &stopOnce{Scenario: scen}
-	s.last = s.overlay(Snapshot{Interval: c.Interval, Resolution: c.Resolution, Window: c.Window,
-		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), RSSBytes: -1, CPUPercent: -1})
+	s.last = s.overlay(Snapshot{Schema: SchemaVersion,
+		Sampling: Sampling{Interval: c.Interval, Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
+		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()},
+		Process:  Process{RSSBytes: -1, CPUPercent: -1}})
 	s.startSampler()
 	go s.control()
 	return s, nil
@@ -381,7 +383,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 		snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
 	}
 	snap.Look = s.scen.Look()
-	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = s.cpus.Affinity, s.cpus.Quota, s.cpus.Warning
+	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = CPUCount(s.cpus.Affinity), CPUQuota(s.cpus.Quota), s.cpus.Warning
 	snap.UsableCPUs = s.cpus.Usable()
 	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()
 	snap.GOMAXPROCSSource = s.gmpSource
@@ -401,15 +403,11 @@ func oversubscribed(s Snapshot) bool {
 	return float64(s.Workers) > cpus
 }
 
-// control copies the control state of ctl (an overlay) into s.
+// control copies the control state of ctl (an overlay) into s: what runs,
+// the machine (GOMAXPROCS and NumCPU as ctl read them, with the rest) and
+// the size search.
 func (s *Snapshot) control(ctl Snapshot) {
-	s.Scenario, s.Look, s.Paused, s.Workers = ctl.Scenario, ctl.Look, ctl.Paused, ctl.Workers
-	s.PerTask = ctl.PerTask
-	s.SuggestedWorkers, s.SuggestedRule = ctl.SuggestedWorkers, ctl.SuggestedRule
-	s.AffinityCPUs, s.CPULimit, s.CPUWarning, s.UsableCPUs = ctl.AffinityCPUs, ctl.CPULimit, ctl.CPUWarning, ctl.UsableCPUs
-	s.Oversubscribed = ctl.Oversubscribed
-	s.Search = ctl.Search
-	s.RuntimeGOMAXPROCS, s.GOMAXPROCSSource = ctl.RuntimeGOMAXPROCS, ctl.GOMAXPROCSSource
+	s.Run, s.Machine, s.Search = ctl.Run, ctl.Machine, ctl.Search
 }
 
 // Post queues a for the control goroutine and returns at once; the

@@ -133,7 +133,7 @@ func TestHeadlessJSONHasTheDesignFields(t *testing.T) {
 
 // timed_out, abandoned and stuck leave as JSON numbers, apart from failed.
 func TestJSONTimeoutFields(t *testing.T) {
-	b, err := json.Marshal(Snapshot{Submitted: 10, Completed: 4, Failed: 3, TimedOut: 2, Abandoned: 1, Stuck: 3, Running: 1})
+	b, err := json.Marshal(Snapshot{Pool: Pool{Submitted: 10, Completed: 4, Failed: 3, TimedOut: 2, Abandoned: 1, Stuck: 3, Running: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestJSONTimeoutFields(t *testing.T) {
 }
 
 func TestEmptySummaryEncodesNull(t *testing.T) {
-	b, _ := json.Marshal(Latency(Snapshot{}.Probe))
+	b, _ := json.Marshal(Snapshot{}.Probe)
 	if string(b) != `{"p50_ms":null,"p90_ms":null,"p99_ms":null,"p999_ms":null,"max_ms":null,"count":0}` {
 		t.Errorf("empty summary: %s", b)
 	}

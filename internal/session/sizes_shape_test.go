@@ -27,7 +27,11 @@ func runScript(t *testing.T, scenario string, at []time.Duration, workers []int,
 		}
 	}
 	time.Sleep(time.Until(start.Add(total)))
-	return s.Snapshot().JSON().Sizes
+	var rows []SizeJSON
+	for _, r := range s.Snapshot().Sizes {
+		rows = append(rows, r.JSON())
+	}
+	return rows
 }
 
 // TestServerSizesShape is issue 10's first must-hold: server with

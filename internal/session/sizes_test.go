@@ -166,10 +166,9 @@ func TestSessionCarriesSizes(t *testing.T) {
 		case <-deadline:
 			t.Fatal("no sample with both rows")
 		case snap := <-s.Samples():
-			j := snap.JSON()
-			if len(j.Sizes) == 2 && j.Sizes[1].Current && j.Sizes[1].Workers == 2 && j.Sizes[0].Workers == 0 {
-				if j.Sizes[0].Headline != "probe" || j.Sizes[0].HeldS < 0 || j.Sizes[1].HeldS <= 0 {
-					t.Errorf("sizes %+v", j.Sizes)
+			if rs := snap.Sizes; len(rs) == 2 && rs[1].Current && rs[1].Workers == 2 && rs[0].Workers == 0 {
+				if j0, j1 := rs[0].JSON(), rs[1].JSON(); j0.Headline != "probe" || j0.HeldS < 0 || j1.HeldS <= 0 {
+					t.Errorf("sizes %+v %+v", j0, j1)
 				}
 				return
 			}
@@ -190,7 +189,7 @@ func TestResetClearsHistoryAndRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var snap Snapshot
-	for snap.Elapsed < 300*time.Millisecond || len(snap.Sizes) < 2 {
+	for time.Duration(snap.Elapsed) < 300*time.Millisecond || len(snap.Sizes) < 2 {
 		snap = <-s.Samples()
 	}
 	if n := len(snap.WorkersHistory); n < 5 || snap.WorkersHistory[n-1] != 2 || len(snap.ProbeP99History) != n {

@@ -4,120 +4,191 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
-	"github.com/offtop/offtop/internal/scenarios"
 )
 
 // Snapshot is everything offtop shows at one sample: an immutable value.
 // Slices in it are fresh copies; nobody writes to them after Snapshot
 // returns, so readers on any goroutine may keep it.
+//
+// It is grouped by concern into value types embedded here, so a figure
+// reads as s.Workers or s.Pool.Workers alike; its JSON (one line of
+// --headless output, docs/json-lines.md) is encoding/json over these
+// types, flat, with the names DESIGN.md fixes. Units are in the field
+// types (Seconds, Millis, Share, Bytes, ...); a field tagged "-" is not in
+// the stream.
 type Snapshot struct {
+	// Schema is the stream's version: SchemaVersion when encoded; what
+	// the line said when decoded.
+	Schema Schema `json:"schema"`
 	// Elapsed is the wall time since the session started.
-	Elapsed  time.Duration
-	Scenario string
-	// Look is the scenario's one-line "what to look at".
-	Look string
-	// Load is the scenario's load in its own terms ([ and ] change it).
-	Load   string
-	Paused bool
+	Elapsed Seconds `json:"t_s"`
+	Run
+	Machine
+	Status
+	Pool
+	Loop
+	Process
+	Probes
+	// Sizes is the per-size accounting of every scenario run so far
+	// (SizeRow), scenarios in order of first use, sizes ascending.
+	Sizes SizeRows `json:"sizes"`
+	// Search is the size search's state (the a key; the zero value, null
+	// in JSON, when none has run).
+	Search Search `json:"search"`
+	Sampling
+	History
+	// Headline is the scenario's headline latency (scenarios.Headline)
+	// over the window, every size together: the figure to watch, now.
+	Headline hist.Summary `json:"-"`
+	Link     `json:"-"`
+}
+
+// Run is the session's control state: what runs and how (Session.overlay).
+type Run struct {
+	Scenario string `json:"scenario"`
+	// Paused: the scenario's load is paused (space).
+	Paused bool `json:"paused"`
 	// PerTask: every task gets a goroutine of its own, no queue and no
 	// bound, instead of a pool worker (pool.SetPerTask; the u key).
-	PerTask bool
+	PerTask bool `json:"per_task"`
+	// Look is the scenario's one-line "what to look at".
+	Look string `json:"look"`
+}
 
-	// Workers is the pool's target size; 0 means inline on the Loop.
-	Workers    int
-	GOMAXPROCS int
+// Machine is the CPUs offtop runs on and the pool size it suggests for them.
+type Machine struct {
+	GOMAXPROCS int `json:"gomaxprocs"`
+	NumCPU     int `json:"num_cpu"`
+	// CPULimit is the CPUs allowed by a cgroup quota; 0 when none or
+	// unknown.
+	CPULimit CPUQuota `json:"cpu_limit"`
+	// AffinityCPUs is the CPUs in the affinity mask (0: unknown).
+	AffinityCPUs CPUCount `json:"affinity_cpus"`
 	// GOMAXPROCSSource says who set GOMAXPROCS: "runtime" (Go's default,
 	// still updated by the runtime), "env" (the GOMAXPROCS variable) or
 	// "offtop" (g, G or --gomaxprocs); RuntimeGOMAXPROCS is what the runtime
 	// would pick (sysinfo.CPUs.RuntimeDefaultGOMAXPROCS).
-	GOMAXPROCSSource  string
-	RuntimeGOMAXPROCS int
-	NumCPU            int
-	CPULimit          float64 // CPUs allowed by a cgroup quota; 0 when none or unknown
-	// AffinityCPUs is the CPUs in the affinity mask (0: unknown); UsableCPUs
-	// is min(affinity, quota) unrounded; CPUWarning says in one line why a
-	// limit is unknown ("" when all was read).
-	AffinityCPUs int
-	UsableCPUs   float64
-	CPUWarning   string
+	GOMAXPROCSSource  string `json:"gomaxprocs_source"`
+	RuntimeGOMAXPROCS int    `json:"-"`
 	// SuggestedWorkers is the pool size offtop suggests, SuggestedRule the
 	// rule that gave it ("suggest 1 = floor(1.5 CPU quota)").
-	SuggestedWorkers int
-	SuggestedRule    string
+	SuggestedWorkers int    `json:"suggested_workers"`
+	SuggestedRule    string `json:"suggested_rule"`
 	// Oversubscribed: more workers than usable CPUs (or than GOMAXPROCS,
 	// when that is lower).
-	Oversubscribed bool
+	Oversubscribed bool `json:"oversubscribed"`
+	// UsableCPUs is min(affinity, quota) unrounded; CPUWarning says in one
+	// line why a limit is unknown ("" when all was read).
+	UsableCPUs float64 `json:"-"`
+	CPUWarning string  `json:"-"`
+}
 
-	// Pool counts since the session started:
-	// Submitted = Completed + Failed + TimedOut + Running + Queued (issue 3;
-	// DESIGN.md's sum without TimedOut holds while no task has a deadline).
-	// Failed counts tasks that panicked or were dropped by Close; TimedOut
-	// tasks that ran past their deadline.
-	QueueDepth                            int64 // = Queued
-	Submitted, Completed, Failed, Running int64
-	Rejected, Replaced                    int64
-	TimedOut                              int64
+// Status is what the scenario reports at the sample (scenarios.Status).
+type Status struct {
+	// Load is the scenario's load in its own terms ([ and ] change it).
+	Load     string   `json:"load"`
+	Readouts Readouts `json:"extra"`
+}
+
+// Pool is the worker pool's figures. Counts are since the session started:
+// Submitted = Completed + Failed + TimedOut + Running + QueueDepth (issue
+// 3; DESIGN.md's sum without TimedOut holds while no task has a deadline).
+// Failed counts tasks that panicked or were dropped by Close; TimedOut
+// tasks that ran past their deadline.
+type Pool struct {
+	// Workers is the pool's size the per-worker figures are of; 0 means
+	// inline on the Loop.
+	Workers    int   `json:"workers"`
+	QueueDepth int64 `json:"queue_depth"` // = Queued
+	Submitted  int64 `json:"submitted"`
+	Completed  int64 `json:"completed"`
+	Failed     int64 `json:"failed"`
+	Running    int64 `json:"running"`
+	Rejected   int64 `json:"rejected"`
+	Replaced   int64 `json:"replaced"`
+	TimedOut   int64 `json:"timed_out"`
 	// Abandoned is the goroutines abandoned now, still running a timed-out
 	// task; Stuck the workers holding their slot with one because
 	// Abandoned was at the pool's cap.
-	Abandoned, Stuck int64
-	ThroughputPerSec float64   // completed tasks per second over the window
-	WorkerSlots      []int     // slot of each worker, parallel to WorkerBusy
-	WorkerBusy       []float64 // 0..1 per worker over the last interval
-	WorkerOnCPU      []float64 // 0..1 per worker; nil when the OS gives no thread clock
-	WorkerRetiring   []bool
-	LoopBusy         float64 // 0..1, share of the last interval the Loop spent in callbacks
-	LoopQueued       int     // callbacks waiting on the Loop
+	Abandoned int64 `json:"abandoned"`
+	Stuck     int64 `json:"stuck"`
+	// ThroughputPerSec is completed tasks per second over the window.
+	ThroughputPerSec Rate `json:"throughput_per_s"`
+	// Per worker, in the same order: its slot (its name wN), its busy
+	// share of the last interval, its on-CPU share (nil when the OS gives
+	// no thread clock), and whether a shrink chose it.
+	WorkerSlots    []int     `json:"worker_slots"`
+	WorkerBusy     Shares    `json:"worker_busy"`
+	WorkerOnCPU    OptShares `json:"worker_oncpu"`
+	WorkerRetiring []bool    `json:"worker_retiring"`
+	// Task is queue wait + run (submit to end) of pool tasks over the
+	// window; TaskWait is the queue wait alone.
+	Task     hist.Summary `json:"task"`
+	TaskWait hist.Summary `json:"task_wait"`
+}
 
-	// Process figures. CPUPercent is CPU time over wall time in the last
-	// interval, 100 = one core; -1 when unknown. RSSBytes is -1 when unknown.
-	CPUPercent float64
-	CPUSeconds float64
-	RSSBytes   int64
-	Goroutines int
+// Loop is the single-goroutine Loop's figures.
+type Loop struct {
+	// LoopBusy is the share of the last interval the Loop spent in callbacks.
+	LoopBusy Share `json:"loop_busy"`
+	// LoopQueued is the callbacks waiting on the Loop.
+	LoopQueued int `json:"loop_queued"`
+}
 
-	// Loop-delay probe (lateness of a callback due every Resolution on the
-	// Loop): Probe is coordinated-omission corrected over the window,
-	// ProbeRaw the same raw, ProbeTotal corrected since the last reset.
-	Probe, ProbeRaw, ProbeTotal hist.Summary
-	ProbeMissed                 int64
+// Process is the whole process's figures.
+type Process struct {
+	// CPUPercent is CPU time over wall time in the last interval, 100 =
+	// one core; -1 when unknown.
+	CPUPercent Percent `json:"cpu_percent"`
+	// CPUSeconds is CPU time since the process started.
+	CPUSeconds CPUTime `json:"cpu_seconds"`
+	// RSSBytes is resident memory; -1 when unknown.
+	RSSBytes   Bytes `json:"rss_bytes"`
+	Goroutines int   `json:"goroutines"`
+}
+
+// Probes is the latency probes: the Loop-delay probe (lateness of a
+// callback due every Resolution on the Loop) and the scheduler probe.
+type Probes struct {
+	// Probe is coordinated-omission corrected over the window, ProbeRaw
+	// the same raw, ProbeTotal corrected since the last reset.
+	Probe       hist.Summary `json:"probe"`
+	ProbeRaw    hist.Summary `json:"probe_raw"`
+	ProbeTotal  hist.Summary `json:"probe_total"`
+	ProbeMissed int64        `json:"probe_missed"`
 	// ProbeStalled is how long the Loop has been blocked right now, past
 	// one resolution (the probe's sample in flight has not run); 0 when not.
-	ProbeStalled time.Duration
-	// Sched is the scheduler probe (the same on a free goroutine), corrected,
-	// over the window; SchedRuntime is runtime/metrics /sched/latencies over
-	// the last interval.
-	Sched, SchedRuntime hist.Summary
-	// Task is queue wait + run (submit to end) of pool tasks over the window;
-	// TaskWait is the queue wait alone.
-	Task, TaskWait hist.Summary
+	ProbeStalled Millis `json:"probe_stalled_ms"`
+	// Sched is the scheduler probe (the same on a free goroutine),
+	// corrected, over the window; SchedRuntime is runtime/metrics
+	// /sched/latencies over the last interval.
+	Sched        hist.Summary `json:"sched"`
+	SchedRuntime hist.Summary `json:"sched_runtime"`
+}
 
-	// History, oldest first, one point per sample, at most HistoryLen,
-	// emptied by r and by a switch of scenario: the Loop probe's corrected
-	// p99 in ms over the last second (NaN while it has no sample), pool
-	// queue depth, and the pool size in force (0 = inline).
-	ProbeP99History   []float64
-	QueueDepthHistory []float64
-	WorkersHistory    []float64
-
-	// Headline is the scenario's headline latency (scenarios.Headline)
-	// over the window, every size together: the figure to watch, now.
-	Headline hist.Summary
-
-	Readouts []scenarios.Readout
-
-	// Sizes is the per-size accounting of every scenario run so far
-	// (SizeRow), scenarios in order of first use, sizes ascending.
-	Sizes []SizeRow
-	// Search is the size search's state (the a key; the zero value when
-	// none has run).
-	Search Search
-
-	Interval, Resolution, Window time.Duration
+// Sampling is how the session samples.
+type Sampling struct {
 	// SamplesMissed counts sample times skipped since the start because a
 	// sample ran late (the sampler starved of CPU, or the process stopped).
-	SamplesMissed int64
+	SamplesMissed int64         `json:"samples_missed"`
+	Interval      time.Duration `json:"-"`
+	Resolution    Millis        `json:"resolution_ms"`
+	Window        Seconds       `json:"window_s"`
+}
 
+// History is the charts' series, oldest first, one point per sample, at
+// most HistoryLen, emptied by r and by a switch of scenario: the Loop
+// probe's corrected p99 in ms over the last second (NaN while it has no
+// sample; its newest point is probe_p99_1s_ms in JSON), pool queue depth,
+// and the pool size in force (0 = inline).
+type History struct {
+	ProbeP99History   Series    `json:"probe_p99_1s_ms"`
+	QueueDepthHistory []float64 `json:"-"`
+	WorkersHistory    []float64 `json:"-"`
+}
+
+// Link is where a remote Source reads from; none of it is in the stream.
+type Link struct {
 	// Remote is the agent address a remote Source reads ("" in process).
 	// Disconnected, when not zero, is when its stream broke: the Snapshot
 	// then carries no figures, only Remote, Scenario and Disconnected, and

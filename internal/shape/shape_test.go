@@ -1,27 +1,16 @@
 package shape
 
 import (
-	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestBusyReadsProc checks that Busy measures rather than guesses: the run
-// delay is readable and grows (or stays) across a spin, and the answer is
-// either "" or a reason naming what was measured.
-func TestBusyReadsProc(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	a, ok := threadRunDelay()
-	if !ok {
-		t.Skip("no /proc/thread-self/schedstat here")
-	}
+// TestBusySaysWhatItMeasured: Busy is "" (quiet, or nothing to measure)
+// or a reason that names the run delay it read and the limit.
+func TestBusySaysWhatItMeasured(t *testing.T) {
 	why := Busy(50 * time.Millisecond)
-	b, _ := threadRunDelay()
-	if b < a {
-		t.Fatalf("run delay went back: %v then %v", a, b)
-	}
-	if why != "" && len(why) < 10 {
-		t.Fatalf("reason too short to say what was measured: %q", why)
+	if why != "" && !(strings.Contains(why, "run delay") && strings.Contains(why, "above 10%")) {
+		t.Fatalf("reason does not say what was measured: %q", why)
 	}
 }

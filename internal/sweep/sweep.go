@@ -17,6 +17,7 @@ import (
 
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/report"
+	"github.com/offtop/offtop/internal/runq"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
@@ -49,6 +50,80 @@ type Config struct {
 	// HdrLog, when set, is a directory to write each size's histograms to
 	// (hdrlog.go).
 	HdrLog string
+	// CheckMachine measures whether other work shares the CPUs just before
+	// the first run and just after the last (runq.Measure for
+	// MachineCheck each, which costs that long of every core), so the
+	// table says when its figures measured the neighbours too.
+	CheckMachine bool
+}
+
+// MachineCheck is how long each of a sweep's two machine checks spins.
+const MachineCheck = 300 * time.Millisecond
+
+// Machine is what a sweep read of the machine before its first run and
+// after its last (Config.CheckMachine): the run delay of threads spinning
+// on every CPU (runq). A share above runq.MaxRunDelay means other work
+// competed for the cores, and every figure of the table moves with it.
+type Machine struct {
+	// RunDelayBefore and RunDelayAfter are shares 0..1; After is null for
+	// a sweep stopped before it could measure again.
+	RunDelayBefore float64  `json:"run_delay_before"`
+	RunDelayAfter  *float64 `json:"run_delay_after"`
+	// Limit is runq.MaxRunDelay; Busy says either reading was above it.
+	Limit float64 `json:"run_delay_limit"`
+	Busy  bool    `json:"busy"`
+	// before and after are the readings, for Line.
+	before, after *runq.Reading
+}
+
+// check reads the machine into m: before the runs, or after them.
+func (m *Machine) check(after bool) {
+	if r, ok := runq.Measure(MachineCheck); ok {
+		m.record(r, after)
+	}
+}
+
+// record files r as the reading before the runs or after them.
+func (m *Machine) record(r runq.Reading, after bool) {
+	if after {
+		m.after, m.RunDelayAfter = &r, &r.RunDelay
+	} else {
+		m.before, m.RunDelayBefore = &r, r.RunDelay
+	}
+	m.Limit = runq.MaxRunDelay
+	m.Busy = m.Busy || r.Busy()
+}
+
+// Line is the machine's one line under the table, such as "machine: quiet
+// (spinning threads waited for a CPU 1% before the runs, 2% after; busy
+// above 10%)" or "machine: BUSY (spinning threads waited for a CPU 66%
+// before the runs, 76% after; load average 5.60, 7.45; busy above 10%):
+// every figure here measures the neighbours too".
+func (m *Machine) Line() string {
+	var waits, loads []string
+	for _, x := range []struct {
+		when string
+		r    *runq.Reading
+	}{{"before the runs", m.before}, {"after", m.after}} {
+		if x.r == nil {
+			continue
+		}
+		waits = append(waits, fmt.Sprintf("%.0f%% %s", 100*x.r.RunDelay, x.when))
+		if x.r.LoadAvg >= 0 {
+			loads = append(loads, fmt.Sprintf("%.2f", x.r.LoadAvg))
+		}
+	}
+	if len(waits) == 0 {
+		return "machine: not measured (no /proc/thread-self/schedstat)"
+	}
+	what := fmt.Sprintf("spinning threads waited for a CPU %s", strings.Join(waits, ", "))
+	if !m.Busy {
+		return fmt.Sprintf("machine: quiet (%s; busy above %.0f%%)", what, 100*runq.MaxRunDelay)
+	}
+	if len(loads) > 0 {
+		what += "; load average " + strings.Join(loads, ", ")
+	}
+	return fmt.Sprintf("machine: BUSY (%s; busy above %.0f%%): every figure here measures the neighbours too", what, 100*runq.MaxRunDelay)
 }
 
 // SeedName is seed 001's name for a configuration: plain (1 Loop, no
@@ -144,7 +219,9 @@ type Row struct {
 	// the pool tasks' submit-to-end p99.
 	ProbeP99MS *float64 `json:"probe_p99_ms"`
 	TaskP99MS  *float64 `json:"task_p99_ms"`
-	RSSMB      *float64 `json:"rss_mb"`
+	// RSSMB is resident memory at the end of the run in MiB (2^20 bytes;
+	// the JSON name rss_mb is the schema's).
+	RSSMB *float64 `json:"rss_mb"`
 	// Extra holds the scenario's headline readouts at the end of the run
 	// (scenarios.SweepKeys: /ping p99 for server, wall per batch for count
 	// and per mode for breakeven), keyed as in the headless JSON.
@@ -189,8 +266,10 @@ type Result struct {
 	Rows       []Row    `json:"rows"`
 	// Fit is the USL over every run and the size picked (--fit), null
 	// without --fit.
-	Fit  *sizing.Fit   `json:"fit"`
-	Took time.Duration `json:"-"`
+	Fit *sizing.Fit `json:"fit"`
+	// Machine is the machine check (Config.CheckMachine), null without.
+	Machine *Machine      `json:"machine"`
+	Took    time.Duration `json:"-"`
 	// runs are every run of each row, in row order.
 	runs [][]Row
 }
@@ -240,6 +319,10 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	}
 	res.runs = make([][]Row, len(confs))
 	order := Schedule(len(confs), k)
+	if c.CheckMachine {
+		res.Machine = &Machine{}
+		res.Machine.check(false)
+	}
 	var err error
 	for j, i := range order {
 		cf := confs[i]
@@ -273,7 +356,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
 		if snap.CPULimit > 0 {
-			v := snap.CPULimit
+			v := float64(snap.CPULimit)
 			res.CPULimit = &v
 		}
 		res.runs[i] = append(res.runs[i], row)
@@ -290,6 +373,9 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		}
 	}
 	res.runs = slices.DeleteFunc(res.runs, func(r []Row) bool { return len(r) == 0 })
+	if res.Machine != nil && ctx.Err() == nil {
+		res.Machine.check(true)
+	}
 	speedups(res.Rows)
 	if c.Fit && err == nil {
 		var obs []sizing.Obs
@@ -358,7 +444,7 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 			return row, last, histograms{}, ctx.Err()
 		case snap := <-s.Samples():
 			check(snap)
-			m.Add(snap.Elapsed, snap.Submitted, snap.WorkerBusy)
+			m.Add(time.Duration(snap.Elapsed), snap.Submitted, snap.WorkerBusy)
 			last = snap
 		case <-end:
 			measuring = false
@@ -410,7 +496,7 @@ func fill(row *Row, last session.Snapshot, cols []string) {
 	row.ProbeP99MS = row.Size.ProbeP99MS
 	row.TaskP99MS = p99(last.Task.Count, last.Task.P99)
 	if last.RSSBytes >= 0 {
-		v := float64(last.RSSBytes) / (1 << 20)
+		v := last.RSSBytes.MiB()
 		row.RSSMB = &v
 	}
 	row.Extra = map[string]*float64{}
@@ -509,7 +595,7 @@ func (r Result) Write(w io.Writer) error {
 		col("speed-up", func(row Row) string { return num(row.Speedup) }),
 		col("efficiency", func(row Row) string { return num(row.Efficiency) }),
 		figure("task p99 ms", func(row Row) *float64 { return row.TaskP99MS }),
-		figure("RSS MB", func(row Row) *float64 { return row.RSSMB }),
+		figure("RSS MiB", func(row Row) *float64 { return row.RSSMB }),
 	)
 	if scenarios.Sizing(r.Scenario).Rule == scenarios.RuleLittle {
 		cols = append(cols,
@@ -542,6 +628,9 @@ func (r Result) Write(w io.Writer) error {
 			line += " (row R)"
 		}
 		lines = append(lines, "fit: "+f.ModelLine(), "verdict: "+f.Verdict, line)
+	}
+	if r.Machine != nil {
+		lines = append(lines, r.Machine.Line())
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {

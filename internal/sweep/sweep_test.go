@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/runq"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -106,5 +107,33 @@ func TestStoppedBeforeARowHasEmptyRows(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"rows":[]`)) || res.GOMAXPROCS == 0 {
 		t.Errorf("JSON %s", b)
+	}
+}
+
+// TestMachineLineSaysQuietOrBusy: the machine line names the run delay
+// read before and after, and says BUSY, with the load, when either is
+// above runq.MaxRunDelay.
+func TestMachineLineSaysQuietOrBusy(t *testing.T) {
+	quiet := runq.Reading{RunDelay: 0.01, Threads: 2, Wall: MachineCheck, LoadAvg: 0.5}
+	busy := runq.Reading{RunDelay: 0.66, Threads: 2, Wall: MachineCheck, LoadAvg: 5.6}
+	m := Machine{}
+	m.record(quiet, false)
+	m.record(quiet, true)
+	if got, want := m.Line(), "machine: quiet (spinning threads waited for a CPU 1% before the runs, 1% after; busy above 10%)"; got != want {
+		t.Errorf("quiet:\n got %q\nwant %q", got, want)
+	}
+	m = Machine{}
+	m.record(quiet, false)
+	m.record(busy, true)
+	if got, want := m.Line(), "machine: BUSY (spinning threads waited for a CPU 1% before the runs, 66% after; load average 0.50, 5.60; busy above 10%): every figure here measures the neighbours too"; got != want {
+		t.Errorf("busy after:\n got %q\nwant %q", got, want)
+	}
+	if !m.Busy || m.RunDelayAfter == nil || *m.RunDelayAfter != 0.66 || m.Limit != runq.MaxRunDelay {
+		t.Errorf("JSON fields: %+v", m)
+	}
+	m = Machine{}
+	m.record(busy, false) // stopped before the second check
+	if got := m.Line(); !strings.Contains(got, "BUSY") || strings.Contains(got, "after") || m.RunDelayAfter != nil {
+		t.Errorf("stopped sweep: %q, after %v", got, m.RunDelayAfter)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/offtop/offtop/internal/session"
 )
 
 func TestBucketMax(t *testing.T) {
@@ -38,10 +39,10 @@ func TestBucketMax(t *testing.T) {
 // stays small), and the caption covers 4x the samples at 250ms.
 func TestChartsStillWithinASecond(t *testing.T) {
 	s := richSnapshot()
-	s.Elapsed = 60 * time.Second // sample 240: a bucket starts here
+	s.Elapsed = session.Seconds(60 * time.Second) // sample 240: a bucket starts here
 	a := strings.Split(ansi.Strip(Render(s, 100, 30, false)), "\n")
 	s2 := s
-	s2.Elapsed += s.Interval
+	s2.Elapsed += session.Seconds(s.Interval)
 	s2.ProbeP99History = append(slices.Clone(s.ProbeP99History[1:]), 7)
 	s2.QueueDepthHistory = append(slices.Clone(s.QueueDepthHistory[1:]), 2)
 	b := strings.Split(ansi.Strip(Render(s2, 100, 30, false)), "\n")

@@ -214,14 +214,14 @@ func fixedNum(v float64, w int) string {
 	return fmt.Sprintf("%*s", w, s)
 }
 
-// fixedMB is bytes in MB (2^20), right-aligned in 6 cells; GB from 100 GB.
-func fixedMB(bytes int64) string {
-	mb := float64(bytes) / (1 << 20)
+// fixedMiB is a size in MiB (2^20 bytes), right-aligned in 6 cells and
+// labelled MiB; in GiB (2^30) from 100000 MiB.
+func fixedMiB(mib float64) string {
 	switch {
-	case mb < 1000:
-		return fmt.Sprintf("%6.1f MB", mb)
-	case mb < 100000:
-		return fmt.Sprintf("%6.0f MB", mb)
+	case mib < 1000:
+		return fmt.Sprintf("%6.1f MiB", mib)
+	case mib < 100000:
+		return fmt.Sprintf("%6.0f MiB", mib)
 	}
-	return fmt.Sprintf("%6.0f GB", mb/1024)
+	return fmt.Sprintf("%6.0f GiB", mib/1024)
 }

@@ -38,7 +38,7 @@ func header(s session.Snapshot, w int) string {
 		{cpus, cpus, fmt.Sprintf("cpus %d", s.NumCPU)},
 	}
 	if s.CPULimit > 0 {
-		l := fmtNum(s.CPULimit)
+		l := fmtNum(float64(s.CPULimit))
 		fs = append(fs, field{"cpu limit " + l, "limit " + l, "limit " + l})
 	}
 	sugg := fmt.Sprintf("suggested %d", s.SuggestedWorkers)

@@ -23,7 +23,7 @@ func headlinePanel(s session.Snapshot, w int) []string {
 	spec := scenarios.Headline(s.Scenario)
 	win := "window"
 	if s.Window > 0 {
-		win = fmtDur(s.Window)
+		win = fmtDur(time.Duration(s.Window))
 	}
 	t := report.For(s.Sizes, s.Scenario, report.MinHeld)
 	best := theme.Faint.Render("n/a (hold a size 1s)")
@@ -43,10 +43,10 @@ func headlinePanel(s session.Snapshot, w int) []string {
 	lv := probeLevel(s.Probe)
 	l2 := "loop probe p99 " + lv.paint(fmt.Sprintf("%7s", summaryP99(s.Probe))) + " ms" +
 		fmt.Sprintf(" %-16s", "("+win+", corrected)") + "  at this size " + fmt.Sprintf("%7s ms", here)
-	if s.ProbeStalled >= time.Second {
+	if time.Duration(s.ProbeStalled) >= time.Second {
 		// Stalls under a second show once the sample runs; this is for a
 		// Loop blocked for good (a hang run inline).
-		l2 += "  " + theme.Hot.Render(fmt.Sprintf("%s Loop blocked %s now", markHot, fmtSeconds(s.ProbeStalled.Seconds())))
+		l2 += "  " + theme.Hot.Render(fmt.Sprintf("%s Loop blocked %s now", markHot, fmtSeconds(time.Duration(s.ProbeStalled).Seconds())))
 	}
 	return []string{cut(l1, w), cut(l2, w)}
 }

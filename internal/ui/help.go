@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -60,7 +61,7 @@ func helpLines(s session.Snapshot, w int) []string {
 	}
 	res := "the resolution"
 	if s.Resolution > 0 {
-		res = fmtDur(s.Resolution)
+		res = fmtDur(time.Duration(s.Resolution))
 	}
 	legend := []string{
 		"▶ headline: the scenario's one figure to watch, now (over the window) and at the best size so far.",

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -42,7 +43,7 @@ func windowLabel(s session.Snapshot) (long, short string) {
 	if s.Window <= 0 {
 		return "window", "win"
 	}
-	d := fmtDur(s.Window)
+	d := fmtDur(time.Duration(s.Window))
 	return d + " window", d
 }
 

@@ -45,19 +45,19 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 		failed = theme.Hot.Render(failed)
 	}
 	extra := "pool queue " + fixedInt(s.QueueDepth, 5) + "  running " + fixedInt(s.Running, 4) + "  " + failed +
-		"  " + fixedNum(s.ThroughputPerSec, 6) + " tasks/s"
+		"  " + fixedNum(float64(s.ThroughputPerSec), 6) + " tasks/s"
 	out := []string{cutTitle("loop and workers", extra, w)}
 
 	cols := meterCols(w)
 	cellW := (w - colGap*(cols-1)) / cols
-	loop := meterCell(meter{label: "loop", busy: s.LoopBusy, loop: true}, cellW)
+	loop := meterCell(meter{label: "loop", busy: float64(s.LoopBusy), loop: true}, cellW)
 	cpu := "CPU   n/a"
 	if s.CPUPercent >= 0 {
-		cpu = "CPU " + fixedNum(s.CPUPercent, 4) + "%"
+		cpu = "CPU " + fixedNum(float64(s.CPUPercent), 4) + "%"
 	}
 	rss := "RSS       n/a"
 	if s.RSSBytes >= 0 {
-		rss = "RSS " + fixedMB(s.RSSBytes)
+		rss = "RSS " + fixedMiB(s.RSSBytes.MiB())
 	}
 	out = append(out, fitCells(w, loop,
 		"Loop queue "+fixedInt(int64(s.LoopQueued), 5), cpu+" now", rss, "goroutines "+fixedInt(int64(s.Goroutines), 5)))

@@ -35,7 +35,7 @@ func (f *fakeSource) Snapshot() session.Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
-	f.snap.Elapsed += time.Millisecond
+	f.snap.Elapsed += session.Seconds(time.Millisecond)
 	return f.snap
 }
 
@@ -315,8 +315,8 @@ func mustUpdate(t *testing.T, m Model, msg tea.Msg) tea.Cmd {
 
 func TestStaleSampleDropped(t *testing.T) {
 	m := New(newFake(), time.Hour)
-	newer := sampleMsg{sample{snap: session.Snapshot{Scenario: "newer"}, seq: 5}}
-	older := sampleMsg{sample{snap: session.Snapshot{Scenario: "older"}, seq: 4}}
+	newer := sampleMsg{sample{snap: session.Snapshot{Run: session.Run{Scenario: "newer"}}, seq: 5}}
+	older := sampleMsg{sample{snap: session.Snapshot{Run: session.Run{Scenario: "older"}}, seq: 4}}
 	next, _ := m.Update(newer)
 	next, _ = next.(Model).Update(older)
 	if got := next.(Model).snap.Scenario; got != "newer" {

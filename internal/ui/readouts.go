@@ -57,8 +57,8 @@ func (g readoutGrid) panel(s session.Snapshot, w, n int) []string {
 }
 
 // readoutValue formats a readout: Text wins; unknown is n/a; Bool is
-// true/false; a number gets the unit its Key ends in unless the label
-// already names it.
+// true/false; a number gets its Unit (bytes in MiB, 2^20) unless the
+// label already names it.
 func readoutValue(r scenarios.Readout) string {
 	switch {
 	case r.Text != "":
@@ -73,19 +73,14 @@ func readoutValue(r scenarios.Readout) string {
 	}
 	v := r.Value
 	unit := ""
-	switch k := r.Key; {
-	case strings.HasSuffix(k, "_ms"):
-		unit = " ms"
-	case strings.HasSuffix(k, "_seconds"), strings.HasSuffix(k, "_s") && !strings.HasSuffix(k, "_per_s"):
-		unit = " s"
-	case strings.HasSuffix(k, "_per_s"):
-		unit = "/s"
-	case strings.HasSuffix(k, "_rps"):
-		unit = " rps"
-	case strings.HasSuffix(k, "_pct"), strings.HasSuffix(k, "_percent"):
-		unit = "%"
-	case strings.HasSuffix(k, "_bytes"):
-		v, unit = v/1e6, " MB"
+	switch r.Unit {
+	case scenarios.Count:
+	case scenarios.UnitPerSec, scenarios.UnitPercent:
+		unit = string(r.Unit)
+	case scenarios.UnitBytes:
+		v, unit = v/(1<<20), " MiB"
+	default:
+		unit = " " + string(r.Unit)
 	}
 	if u := strings.TrimSpace(unit); u != "" && strings.Contains(r.Label, u) {
 		unit = ""
@@ -135,18 +130,18 @@ func statCells(s session.Snapshot) []string {
 	if s.Stuck > 0 {
 		c = append(c, theme.Hot.Render(fmt.Sprintf("stuck %d", s.Stuck)))
 	}
-	c = append(c, fmtNum(s.ThroughputPerSec)+" tasks/s", fmt.Sprintf("Loop queue %d", s.LoopQueued))
+	c = append(c, fmtNum(float64(s.ThroughputPerSec))+" tasks/s", fmt.Sprintf("Loop queue %d", s.LoopQueued))
 	// CPU now (last interval, 100% = one core) and since start, beside the
 	// wall time it was spent in: the seed's "CPU time next to wall time".
 	cpu := "CPU n/a"
 	if s.CPUPercent >= 0 {
-		cpu = "CPU " + fmtNum(s.CPUPercent) + "% now"
+		cpu = "CPU " + fmtNum(float64(s.CPUPercent)) + "% now"
 	}
 	c = append(c, fmt.Sprintf("%s · %.2fs in %s", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
 	if s.RSSBytes < 0 {
 		c = append(c, "RSS n/a")
 	} else {
-		c = append(c, fmt.Sprintf("RSS %.1f MB", float64(s.RSSBytes)/(1<<20)))
+		c = append(c, fmt.Sprintf("RSS %.1f MiB", s.RSSBytes.MiB()))
 	}
 	c = append(c, fmt.Sprintf("goroutines %d", s.Goroutines))
 	if s.SuggestedRule != "" {

@@ -13,8 +13,14 @@ import (
 // TestDisconnectedShowsNoFigures: attached and the program gone, the
 // screen says so with the time, and shows no figure as if live.
 func TestDisconnectedShowsNoFigures(t *testing.T) {
-	s := session.Snapshot{Scenario: "service", Remote: "127.0.0.1:7070",
-		Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.Local), Workers: 4, Submitted: 99}
+	s := session.Snapshot{
+		Run:  session.Run{Scenario: "service"},
+		Pool: session.Pool{Workers: 4, Submitted: 99},
+		Link: session.Link{
+			Remote:       "127.0.0.1:7070",
+			Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.Local),
+		},
+	}
 	out := ansi.Strip(render(s, 100, 30, viewState{}))
 	for _, want := range []string{"disconnected from 127.0.0.1:7070 at 09:12:03", "offtop attach 127.0.0.1:7070"} {
 		if !strings.Contains(out, want) {

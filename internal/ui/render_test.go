@@ -100,7 +100,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		">      8      4s          190          195", "best: lowest ping p99 -> 1 worker (8.40 ms)",
 		// meters
 		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
-		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MB",
+		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MiB",
 		"w0   [", "100%! cpu  48%", "w2   [", "70%▲ cpu  70%", "+5 more",
 		// readouts
 		"load: 2 clients per endpoint  [ ] to change", "ping p50      0.21 ms",
@@ -126,7 +126,7 @@ func TestDetailShowsTheLatencyTable(t *testing.T) {
 		checkFits(t, render(richSnapshot(), sz[0], sz[1], viewState{detail: true}), sz[0], sz[1])
 		for _, want := range []string{
 			"latency ms", "p50", "p99.9", "48▲", "61!", "task", "sched probe",
-			"pool since start: submitted 1234", "completed 1200", "failed 3", "replaced 1", "RSS 43.1 MB",
+			"pool since start: submitted 1234", "completed 1200", "failed 3", "replaced 1", "RSS 43.1 MiB",
 			"/slow p99", "answer ok",
 		} {
 			if !strings.Contains(out, want) {

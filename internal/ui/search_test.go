@@ -15,7 +15,7 @@ import (
 // canceled search says so and marks nothing. Every frame keeps its size.
 func TestSizesPanelShowsTheSearch(t *testing.T) {
 	s := richSnapshot()
-	s.Search = session.Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 1, Hold: 5 * time.Second, Left: 3 * time.Second}
+	s.Search = session.Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 1, Hold: session.Seconds(5 * time.Second), Left: session.Seconds(3 * time.Second)}
 	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
 		out := plain(s, sz[0], sz[1], false)
 		checkFits(t, out, sz[0], sz[1])

@@ -45,12 +45,12 @@ func vary(snap session.Snapshot, k int, r *rand.Rand) session.Snapshot {
 	}
 	big := func() int64 { return int64(math.Pow(10, r.Float64()*7)) }
 	s := snap
-	s.Elapsed = 5*time.Second + time.Duration(k)*250*time.Millisecond
+	s.Elapsed = session.Seconds(5*time.Second + time.Duration(k)*250*time.Millisecond)
 	s.Probe, s.ProbeRaw, s.ProbeTotal, s.Sched, s.SchedRuntime, s.Task, s.Headline = lat(), lat(), lat(), lat(), lat(), lat(), lat()
 	s.QueueDepth, s.Running, s.Submitted, s.Completed, s.Failed = big(), r.Int64N(64), big(), big(), big()
-	s.ThroughputPerSec = math.Pow(10, r.Float64()*6) / 10
-	s.CPUPercent, s.RSSBytes, s.Goroutines = r.Float64()*200, big()*1000, int(big())
-	s.LoopBusy, s.LoopQueued = r.Float64(), int(big())
+	s.ThroughputPerSec = session.Rate(math.Pow(10, r.Float64()*6) / 10)
+	s.CPUPercent, s.RSSBytes, s.Goroutines = session.Percent(r.Float64()*200), session.Bytes(big()*1000), int(big())
+	s.LoopBusy, s.LoopQueued = session.Share(r.Float64()), int(big())
 	s.WorkerBusy = slices.Clone(s.WorkerBusy)
 	for i := range s.WorkerBusy {
 		s.WorkerBusy[i] = r.Float64() * 1.2

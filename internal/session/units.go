@@ -1,0 +1,322 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+)
+
+// The unit types of a Snapshot: each says in its type what its figure is
+// and encodes itself in the JSON Lines form (docs/json-lines.md), so the
+// Snapshot is marshalled by encoding/json over its own fields. A figure
+// that may be unknown says how in its type; unknown encodes null.
+
+var null = []byte("null")
+
+// Schema is the schema field: it encodes SchemaVersion whatever it holds;
+// decoded, it holds the version the line said (0: none).
+type Schema int
+
+// MarshalJSON writes SchemaVersion.
+func (Schema) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, SchemaVersion, 10), nil }
+
+// Seconds is a duration that encodes as a number of seconds, to the
+// millisecond.
+type Seconds time.Duration
+
+// Seconds is d in seconds, unrounded.
+func (d Seconds) Seconds() float64 { return time.Duration(d).Seconds() }
+
+// String formats d as time.Duration does.
+func (d Seconds) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes d in seconds, to the millisecond.
+func (d Seconds) MarshalJSON() ([]byte, error) { return num(round3(d.Seconds())), nil }
+
+// UnmarshalJSON reads a number of seconds, to the nanosecond.
+func (d *Seconds) UnmarshalJSON(b []byte) error {
+	v, err := float(b, 0)
+	*d = Seconds(math.Round(v * float64(time.Second)))
+	return err
+}
+
+// Millis is a duration that encodes as a number of milliseconds, exact to
+// the nanosecond.
+type Millis time.Duration
+
+// String formats d as time.Duration does.
+func (d Millis) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes d in milliseconds.
+func (d Millis) MarshalJSON() ([]byte, error) {
+	return num(float64(d) / float64(time.Millisecond)), nil
+}
+
+// UnmarshalJSON reads a number of milliseconds, to the nanosecond.
+func (d *Millis) UnmarshalJSON(b []byte) error {
+	v, err := float(b, 0)
+	*d = Millis(math.Round(v * float64(time.Millisecond)))
+	return err
+}
+
+// Share is a fraction 0..1 that encodes to 3 decimals.
+type Share float64
+
+// MarshalJSON writes s to 3 decimals (NaN and Inf as 0).
+func (s Share) MarshalJSON() ([]byte, error) { return num(round3(float64(s))), nil }
+
+// Shares is one share 0..1 per worker, each to 3 decimals in JSON; nil
+// (no workers) encodes [].
+type Shares []float64
+
+// MarshalJSON writes s rounded, [] when nil.
+func (s Shares) MarshalJSON() ([]byte, error) { return roundedList(s), nil }
+
+// OptShares is one share 0..1 per worker, nil when unknown (the OS gives
+// no thread clock): nil encodes null.
+type OptShares []float64
+
+// MarshalJSON writes s rounded, null when nil.
+func (s OptShares) MarshalJSON() ([]byte, error) {
+	if s == nil {
+		return null, nil
+	}
+	return roundedList(s), nil
+}
+
+// Rate is a figure per second that encodes to 3 decimals.
+type Rate float64
+
+// MarshalJSON writes r to 3 decimals.
+func (r Rate) MarshalJSON() ([]byte, error) { return num(round3(float64(r))), nil }
+
+// CPUTime is process CPU time in seconds; it encodes to the millisecond.
+type CPUTime float64
+
+// MarshalJSON writes t to 3 decimals.
+func (t CPUTime) MarshalJSON() ([]byte, error) { return num(round3(float64(t))), nil }
+
+// Percent is CPU time over wall time, 100 = one core; negative (-1) when
+// unknown, which encodes null. It encodes to 3 decimals.
+type Percent float64
+
+// MarshalJSON writes p to 3 decimals, null when negative.
+func (p Percent) MarshalJSON() ([]byte, error) {
+	if p < 0 {
+		return null, nil
+	}
+	return num(round3(float64(p))), nil
+}
+
+// UnmarshalJSON reads a number; null is unknown (-1).
+func (p *Percent) UnmarshalJSON(b []byte) error {
+	v, err := float(b, -1)
+	*p = Percent(v)
+	return err
+}
+
+// Bytes is a size in bytes; negative (-1) when unknown, which encodes null.
+type Bytes int64
+
+// MiB is b in mebibytes (2^20 bytes).
+func (b Bytes) MiB() float64 { return float64(b) / (1 << 20) }
+
+// MarshalJSON writes b, null when negative.
+func (b Bytes) MarshalJSON() ([]byte, error) {
+	if b < 0 {
+		return null, nil
+	}
+	return strconv.AppendInt(nil, int64(b), 10), nil
+}
+
+// UnmarshalJSON reads an integer; null is unknown (-1).
+func (b *Bytes) UnmarshalJSON(d []byte) error {
+	if bytes.Equal(d, null) {
+		*b = -1
+		return nil
+	}
+	var v int64
+	err := json.Unmarshal(d, &v)
+	*b = Bytes(v)
+	return err
+}
+
+// CPUQuota is the CPUs a cgroup quota allows, fractional; 0 when there is
+// none or it is unknown, which encodes null.
+type CPUQuota float64
+
+// MarshalJSON writes q exactly, null when not positive.
+func (q CPUQuota) MarshalJSON() ([]byte, error) {
+	if q <= 0 {
+		return null, nil
+	}
+	return num(float64(q)), nil
+}
+
+// CPUCount is a number of CPUs; 0 when unknown, which encodes null.
+type CPUCount int
+
+// MarshalJSON writes n, null when not positive.
+func (n CPUCount) MarshalJSON() ([]byte, error) {
+	if n <= 0 {
+		return null, nil
+	}
+	return strconv.AppendInt(nil, int64(n), 10), nil
+}
+
+// Series is a chart's series, oldest first, one point per sample (NaN: no
+// point). JSON carries only its newest point, to 3 decimals (null when
+// empty or NaN); decoded, it is a series of that one point (NaN for null).
+type Series []float64
+
+// Last is the newest point; NaN when empty.
+func (s Series) Last() float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	return s[len(s)-1]
+}
+
+// MarshalJSON writes the newest point.
+func (s Series) MarshalJSON() ([]byte, error) {
+	v := s.Last()
+	if math.IsNaN(v) {
+		return null, nil
+	}
+	return num(round3(v)), nil
+}
+
+// UnmarshalJSON reads one point.
+func (s *Series) UnmarshalJSON(b []byte) error {
+	v, err := float(b, math.NaN())
+	*s = Series{v}
+	return err
+}
+
+// Readouts are the scenario's readouts in order. In JSON they are the
+// object extra, key to value: a number to 3 decimals, true/false, a
+// string, or null while unknown. Decoded, they come back sorted by key,
+// with the key as label and the unit its key names (scenarios.UnitOf).
+type Readouts []scenarios.Readout
+
+// MarshalJSON writes the extra object, {} when there are none.
+func (rs Readouts) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(rs))
+	for _, r := range rs {
+		switch {
+		case !r.Known:
+			m[r.Key] = nil
+		case r.Bool:
+			m[r.Key] = r.Value != 0
+		case r.Str:
+			m[r.Key] = r.Text
+		default:
+			m[r.Key] = round3(r.Value)
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the extra object.
+func (rs *Readouts) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	*rs = nil
+	for _, k := range keys {
+		r := scenarios.Readout{Key: k, Label: k, Unit: scenarios.UnitOf(k)}
+		switch v := m[k].(type) {
+		case bool:
+			r.Bool, r.Known, r.Unit = true, true, ""
+			if v {
+				r.Value = 1
+			}
+		case float64:
+			r.Value, r.Known = v, true
+		case string:
+			r.Str, r.Text, r.Known, r.Unit = true, v, true, ""
+		}
+		*rs = append(*rs, r)
+	}
+	return nil
+}
+
+// SizeRows are the per-size rows; nil encodes [].
+type SizeRows []SizeRow
+
+// MarshalJSON writes the rows, [] when nil.
+func (rs SizeRows) MarshalJSON() ([]byte, error) {
+	if rs == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]SizeRow(rs))
+}
+
+// MarshalJSON writes r as SizeJSON.
+func (r SizeRow) MarshalJSON() ([]byte, error) { return json.Marshal(r.JSON()) }
+
+// UnmarshalJSON reads a SizeJSON (SizeJSON.Row).
+func (r *SizeRow) UnmarshalJSON(b []byte) error {
+	var j SizeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = j.Row()
+	return nil
+}
+
+// MarshalJSON writes s with its tags; null while no search has run (Sizes
+// nil).
+func (s Search) MarshalJSON() ([]byte, error) {
+	if s.Sizes == nil {
+		return null, nil
+	}
+	type plain Search // without this method
+	return json.Marshal(plain(s))
+}
+
+// num writes v as encoding/json writes a float64.
+func num(v float64) []byte {
+	b, err := json.Marshal(v)
+	if err != nil { // NaN or Inf: the callers round them to 0 first
+		return []byte("0")
+	}
+	return b
+}
+
+// float reads a JSON number; null gives ifNull.
+func float(b []byte, ifNull float64) (float64, error) {
+	if bytes.Equal(b, null) {
+		return ifNull, nil
+	}
+	var v float64
+	err := json.Unmarshal(b, &v)
+	return v, err
+}
+
+func round3(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return math.Round(v*1000) / 1000
+}
+
+func roundedList(v []float64) []byte {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = round3(x)
+	}
+	b, _ := json.Marshal(out) // rounded: no NaN or Inf
+	return b
+}
