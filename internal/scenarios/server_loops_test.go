@@ -11,20 +11,20 @@ import (
 
 // waitReadout waits for a sample whose readout key satisfies ok, checking
 // the counts at every sample.
-// The session runs on f's fake clock, moved a sample at a time.
-func waitReadout(t *testing.T, f *fakeSampling, key string, ok func(scenarios.Readout) bool) session.Snapshot {
+func waitReadout(t *testing.T, s *session.Session, key string, ok func(scenarios.Readout) bool) session.Snapshot {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
-		snap, got := f.next(deadline)
-		if !got {
+		select {
+		case snap := <-s.Samples():
+			if !snap.Balanced() {
+				t.Fatalf("counts do not add up at %v", snap.Elapsed)
+			}
+			if r, found := readout(snap, key); found && ok(r) {
+				return snap
+			}
+		case <-deadline:
 			t.Fatalf("%s never as wanted", key)
-		}
-		if !snap.Balanced() {
-			t.Fatalf("counts do not add up at %v", snap.Elapsed)
-		}
-		if r, found := readout(snap, key); found && ok(r) {
-			return snap
 		}
 	}
 }
@@ -34,29 +34,31 @@ func waitReadout(t *testing.T, f *fakeSampling, key string, ok func(scenarios.Re
 // goroutine is left.
 func TestServerLoopsChangeLive(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	f := newFakeSampling(t, session.Config{Scenario: "server", Workers: 0, Scale: 0.05,
+	s, err := session.New(session.Config{Scenario: "server", Workers: 0, Scale: 0.05,
 		Interval: 50 * time.Millisecond, Window: time.Second,
 		Scenarios: scenarios.Config{ServerLoops: 2}})
-	s := f.s
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
-	snap := waitReadout(t, f, "loop1_p99_ms", func(r scenarios.Readout) bool { return r.Known })
+	snap := waitReadout(t, s, "loop1_p99_ms", func(r scenarios.Readout) bool { return r.Known })
 	if r, _ := readout(snap, "loops"); r.Value != 2 {
 		t.Errorf("loops = %v, want 2", r.Value)
 	}
-	waitReadout(t, f, "fast_rps", func(r scenarios.Readout) bool { return r.Value > 0 })
+	waitReadout(t, s, "fast_rps", func(r scenarios.Readout) bool { return r.Value > 0 })
 	if err := s.Apply(session.Action{Kind: session.Turn, Key: "L"}); err != nil {
 		t.Fatal(err)
 	}
-	waitReadout(t, f, "loop2_p99_ms", func(r scenarios.Readout) bool { return r.Known })
+	waitReadout(t, s, "loop2_p99_ms", func(r scenarios.Readout) bool { return r.Known })
 	for range 3 {
 		if err := s.Apply(session.Action{Kind: session.Turn, Key: "l"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	snap = waitReadout(t, f, "loops", func(r scenarios.Readout) bool { return r.Value == 1 })
+	snap = waitReadout(t, s, "loops", func(r scenarios.Readout) bool { return r.Value == 1 })
 	if _, found := readout(snap, "loop1_p99_ms"); found {
 		t.Error("1 Loop: still a per-Loop readout")
 	}
 	// the one Loop left still answers
-	waitReadout(t, f, "answer_ok", func(r scenarios.Readout) bool { return r.Known && r.Value == 1 })
+	waitReadout(t, s, "answer_ok", func(r scenarios.Readout) bool { return r.Known && r.Value == 1 })
 }
