@@ -20,10 +20,12 @@ func readout(s session.Snapshot, key string) (scenarios.Readout, bool) {
 	return scenarios.Readout{}, false
 }
 
-// fakeSampling is a session on a fake clock (session.Config.Clock, passed
-// on to the scenario) that the test moves one Interval per sample it asks
-// for: the session's and the scenario's schedules (sampler, meters,
-// arrivals, pauses) run as fast as the work they drive.
+// fakeSampling is a session on a fake clock (session.Config.Clock) that
+// the test moves one Interval per sample it asks for: the session's
+// schedule (its samples, their Elapsed) runs as fast as the samples are
+// taken. The scenario keeps the real clock (Scenarios.Clock): its own
+// load (pings, arrivals, bursts) comes at the rate it is meant to, not
+// at the rate of the samples.
 type fakeSampling struct {
 	s     *session.Session
 	clk   *clock.Fake
@@ -34,6 +36,9 @@ func newFakeSampling(t *testing.T, c session.Config) *fakeSampling {
 	t.Helper()
 	f := &fakeSampling{clk: clock.NewFake(time.Now()), every: c.Interval}
 	c.Clock = f.clk
+	if c.Scenarios.Clock == nil {
+		c.Scenarios.Clock = clock.Real
+	}
 	s, err := session.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +60,11 @@ func (f *fakeSampling) next(timeout <-chan time.Time) (session.Snapshot, bool) {
 	}
 }
 
-// TestEachScenarioAnswersAndCleansUp runs every scenario for 2 s of its
-// clock (a fake one, moved a sample at a time) through a real session:
-// its answer checks out, the pool's counts add up at every sample, and
-// after Close none of its goroutines is left.
+// TestEachScenarioAnswersAndCleansUp runs every scenario through a real
+// session for 2 s of the session's clock (a fake one, moved a sample at a
+// time) and until its answer is known: the answer checks out, the pool's
+// counts add up at every sample, and after Close none of its goroutines is
+// left.
 func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
