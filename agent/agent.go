@@ -138,7 +138,7 @@ func New(o Options) (*Agent, error) {
 	a := &Agent{o: o, s: s, done: make(chan struct{})}
 	snap := s.Snapshot()
 	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: os.Getpid(), Control: o.Control,
-		IntervalMS: snap.Interval.Milliseconds()}
+		IntervalMS: time.Duration(snap.Interval).Milliseconds()}
 	if o.Control {
 		path, tok, err := writeToken(o.TokenDir)
 		if err != nil {

@@ -28,7 +28,7 @@ flags:
   --duration D        stop after D (default: run until q)
   --interval D        redraw period (default 250ms; the agent samples at its own)
   --no-summary        print no summary at the end
-keys: + - up down 0-9 (pool size) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
+keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
 When the program goes away the dashboard says "disconnected" and attach
 reconnects every 0.5s; --headless writes no line meanwhile and says so on
 stderr.`

@@ -62,7 +62,15 @@ func (sm *summary) String() string {
 		fmt.Fprintf(&b, ": %s, no sample taken yet\n", sm.first)
 		return b.String()
 	}
-	fmt.Fprintf(&b, ": GOMAXPROCS %d, NumCPU %d", sm.last.GOMAXPROCS, sm.last.NumCPU)
+	if sm.last.Remote != "" {
+		// Attached: every figure from here on is the program's, since it
+		// started, not offtop's.
+		fmt.Fprintf(&b, " attached to %s at %s; %s, since it started %s ago:", sm.last.Scenario, sm.last.Remote,
+			sm.last.Scenario, secs(time.Duration(sm.last.Elapsed)))
+	} else {
+		b.WriteString(":")
+	}
+	fmt.Fprintf(&b, " GOMAXPROCS %d, NumCPU %d", sm.last.GOMAXPROCS, sm.last.NumCPU)
 	if sm.last.CPUPercent >= 0 {
 		fmt.Fprintf(&b, ", CPU %.2fs", sm.last.CPUSeconds)
 	}

@@ -189,3 +189,19 @@ func TestSummaryListsSizesHeldASecond(t *testing.T) {
 		t.Errorf("count's time held does not count the brief sizes:\n%s", out)
 	}
 }
+
+// TestSummaryAttachedSaysWhoseFigures: attached, offtop's own time comes
+// first and the rest is said to be the program's since it started (a
+// newcomer read "offtop ran 5.0s ... CPU 14.99s" as offtop's CPU).
+func TestSummaryAttachedSaysWhoseFigures(t *testing.T) {
+	snap := lastSnap()
+	snap.Scenario, snap.Remote, snap.Elapsed = "service", "127.0.0.1:7070", session.Seconds(14500*time.Millisecond)
+	sm := &summary{first: "service"}
+	sm.Add(snap)
+	sm.Finish(5 * time.Second)
+	first, _, _ := strings.Cut(sm.String(), "\n")
+	want := "offtop ran 5.0s attached to service at 127.0.0.1:7070; service, since it started 14.5s ago: GOMAXPROCS "
+	if !strings.HasPrefix(first, want) {
+		t.Errorf("first line %q, want it to start %q", first, want)
+	}
+}

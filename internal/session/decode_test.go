@@ -57,6 +57,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		Process: Process{CPUPercent: 150, CPUSeconds: 4.5, RSSBytes: 1 << 20, Goroutines: 12},
 		Probes:  Probes{Probe: lat, ProbeRaw: lat, ProbeTotal: lat, Sched: lat},
 		Sampling: Sampling{
+			Interval:   Millis(250 * time.Millisecond),
 			Resolution: Millis(10 * time.Millisecond),
 			Window:     Seconds(5 * time.Second),
 		},
@@ -80,6 +81,11 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 	if !bytes.Equal(line, again) {
 		t.Fatalf("round trip changed the line:\n%s\n%s", line, again)
+	}
+	// The interval is the attached dashboard's time axis: 0 drew a
+	// second of the chart in 250 ms (a newcomer found the axis 4x off).
+	if back.Interval != s.Interval {
+		t.Fatalf("interval %v, want %v", back.Interval, s.Interval)
 	}
 	if back.Search.Fit == nil || back.Search.Fit.Short() != fitted.Short() || time.Duration(back.Search.Left) != 1500*time.Millisecond {
 		t.Fatalf("search %+v", back.Search)

@@ -101,7 +101,7 @@ func goldenFull() Snapshot {
 			SchedRuntime: lat(5*time.Microsecond, 100),
 		},
 		Sampling: Sampling{
-			Interval:      250 * time.Millisecond,
+			Interval:      Millis(250 * time.Millisecond),
 			Resolution:    Millis(10 * time.Millisecond),
 			Window:        Seconds(5 * time.Second),
 			SamplesMissed: 23,

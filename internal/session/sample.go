@@ -158,7 +158,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 			Sched:        sch.Corrected,
 			SchedRuntime: sch.Runtime,
 		},
-		Sampling: Sampling{Interval: s.cfg.Interval, Resolution: Millis(s.cfg.Resolution), Window: Seconds(s.cfg.Window)},
+		Sampling: Sampling{Interval: Millis(s.cfg.Interval), Resolution: Millis(s.cfg.Resolution), Window: Seconds(s.cfg.Window)},
 	}
 	if f, ok := sysinfo.CPUFraction(sm.sys, sys); ok {
 		snap.CPUPercent = Percent(100 * f)

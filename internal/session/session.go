@@ -266,7 +266,7 @@ func New(c Config) (*Session, error) {
 	}
 	s.scen = &stopOnce{Scenario: scen}
 	s.last = s.overlay(Snapshot{Schema: SchemaVersion,
-		Sampling: Sampling{Interval: c.Interval, Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
+		Sampling: Sampling{Interval: Millis(c.Interval), Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
 		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()},
 		Process:  Process{RSSBytes: -1, CPUPercent: -1}})
 	s.startSampler()

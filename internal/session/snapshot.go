@@ -170,10 +170,12 @@ type Probes struct {
 type Sampling struct {
 	// SamplesMissed counts sample times skipped since the start because a
 	// sample ran late (the sampler starved of CPU, or the process stopped).
-	SamplesMissed int64         `json:"samples_missed"`
-	Interval      time.Duration `json:"-"`
-	Resolution    Millis        `json:"resolution_ms"`
-	Window        Seconds       `json:"window_s"`
+	SamplesMissed int64 `json:"samples_missed"`
+	// Interval is the time between samples (--interval): the charts' time
+	// axis, and the span of sched_runtime.
+	Interval   Millis  `json:"interval_ms"`
+	Resolution Millis  `json:"resolution_ms"`
+	Window     Seconds `json:"window_s"`
 }
 
 // History is the charts' series, oldest first, one point per sample, at

@@ -221,12 +221,31 @@ func (f *Fit) latency(rows []Obs) {
 		}
 	}
 	if best < 0 {
-		f.Line = fmt.Sprintf("recommended: none: no size kept the Loop's p99 under %g ms with a headline figure", bound)
+		f.Line = "recommended: none: " + noneWithin(rows, bound)
 		return
 	}
 	r := rows[best]
 	f.Recommended, f.HeadlineP99MS, f.LoopP99MS = r.Workers, num(r.HeadlineP99MS), num(r.LoopP99MS)
 	f.Line = fmt.Sprintf("recommended: %s: %s (p99 %.3g ms, Loop p99 %.3g ms)", SizeName(r.Workers), rule, r.HeadlineP99MS, r.LoopP99MS)
+}
+
+// noneWithin says why no row passed the latency rule: no row had a
+// headline figure, or the lowest Loop p99 among those that had one (a
+// busy machine raises every row's).
+func noneWithin(rows []Obs, bound float64) string {
+	low := -1
+	for i, r := range rows {
+		if math.IsNaN(r.HeadlineP99MS) || math.IsNaN(r.LoopP99MS) {
+			continue
+		}
+		if low < 0 || r.LoopP99MS < rows[low].LoopP99MS {
+			low = i
+		}
+	}
+	if low < 0 {
+		return "no size measured a headline p99 and a Loop p99"
+	}
+	return fmt.Sprintf("the Loop's p99 was over %g ms at every size (lowest %.3g ms, at %s)", bound, rows[low].LoopP99MS, SizeName(rows[low].Workers))
 }
 
 // little reads Little's law from the median arrival rate and service time

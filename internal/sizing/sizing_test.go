@@ -48,9 +48,9 @@ func TestLatencyRule(t *testing.T) {
 	if !strings.Contains(f.Line, "Loop's p99 under 50 ms") {
 		t.Error(f.Line)
 	}
-	none := Recommend("server", []Obs{obs(0, 1, 5, 400)})
-	if none.Recommended != -1 || !strings.Contains(none.Line, "none") {
-		t.Errorf("%+v", none)
+	none := Recommend("server", []Obs{obs(0, 1, 5, 400), obs(1, 10, 9, 70), obs(2, 18, 12, 65)})
+	if want := "recommended: none: the Loop's p99 was over 50 ms at every size (lowest 65 ms, at 2 workers)"; none.Recommended != -1 || none.Line != want {
+		t.Errorf("%+v\nwant line %q", none, want)
 	}
 }
 

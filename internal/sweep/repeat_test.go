@@ -80,6 +80,17 @@ func TestCombineMediansAndFlags(t *testing.T) {
 			t.Errorf("steady row flagged: %s", l)
 		}
 	}
+	if strings.Contains(b.String(), "stopped early") {
+		t.Errorf("a full sweep says it stopped early:\n%s", b.String())
+	}
+	b.Reset()
+	r.Rows = append(r.Rows, one) // a sweep stopped after one run of a size
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "up to 3 runs each (stopped early)") {
+		t.Errorf("a stopped sweep claims 3 runs each:\n%s", b.String())
+	}
 }
 
 // TestCombineAnswers: ok only when every run's answer was ok; balanced

@@ -327,7 +327,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	for j, i := range order {
 		cf := confs[i]
 		base := c.Base
-		label := fmt.Sprintf("%d workers", cf.workers)
+		label := sizing.SizeName(cf.workers) // "inline", "1 worker", "2 workers"
 		if cf.loops > 0 {
 			base.Scenarios.ServerLoops = cf.loops
 			label = fmt.Sprintf("%d Loops, %s", cf.loops, label)
@@ -565,6 +565,9 @@ func (r Result) Write(w io.Writer) error {
 	runs := ""
 	if r.Repeat > 1 {
 		runs = fmt.Sprintf(", %d runs each, interleaved: median (min-max)", r.Repeat)
+		if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Repeats < r.Repeat }) {
+			runs = fmt.Sprintf(", up to %d runs each (stopped early), interleaved: median (min-max)", r.Repeat)
+		}
 	}
 	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size%s\n",
 		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS, runs)
@@ -627,7 +630,12 @@ func (r Result) Write(w io.Writer) error {
 		if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Workers == f.Recommended }) {
 			line += " (row R)"
 		}
-		lines = append(lines, "fit: "+f.ModelLine(), "verdict: "+f.Verdict, line)
+		verdict := "verdict: " + f.Verdict
+		if f.Rule != scenarios.RuleKnee.String() { // the model is of throughput; the pick is not
+			by := map[string]string{scenarios.RuleLatency.String(): "its headline p99", scenarios.RuleLittle.String(): "Little's law"}[f.Rule]
+			verdict = fmt.Sprintf("throughput: %s (%s picks by %s, below)", f.Verdict, r.Scenario, by)
+		}
+		lines = append(lines, "fit: "+f.ModelLine(), verdict, line)
 	}
 	if r.Machine != nil {
 		lines = append(lines, r.Machine.Line())

@@ -30,13 +30,13 @@ type chartData struct {
 }
 
 func newChartData(s session.Snapshot) chartData {
-	per := samplesPerColumn(s.Interval)
+	per := samplesPerColumn(time.Duration(s.Interval))
 	last := sampleIndex(s)
 	d := chartData{
 		probe:   bucketMax(s.ProbeP99History, per, last),
 		queue:   bucketMax(s.QueueDepthHistory, per, last),
 		workers: bucketLast(s.WorkersHistory, per, last),
-		step:    time.Duration(per) * s.Interval,
+		step:    time.Duration(per) * time.Duration(s.Interval),
 	}
 	if d.step <= 0 {
 		d.step = chartStep

@@ -92,7 +92,7 @@ func richSnapshot() session.Snapshot {
 			SchedRuntime: summary(0.004, 0.01, 0.39, 0.8, 1, 9000),
 		},
 		Sampling: session.Sampling{
-			Interval:   250 * time.Millisecond,
+			Interval:   session.Millis(250 * time.Millisecond),
 			Resolution: session.Millis(10 * time.Millisecond),
 			Window:     session.Seconds(5 * time.Second),
 		},

@@ -56,7 +56,7 @@ func latencyTable(s session.Snapshot, w, n int) []string {
 		{"loop probe, raw, " + win, "probe raw " + winShort, s.ProbeRaw, true, 4},
 		{"loop probe, corrected, since reset", "probe since reset", s.ProbeTotal, true, 2},
 		{"sched probe (free goroutine)", "sched probe", s.Sched, true, 3},
-		{"runtime /sched/latencies, last " + fmtDur(s.Interval), "runtime sched", s.SchedRuntime, false, 5},
+		{"runtime /sched/latencies, last " + fmtDur(time.Duration(s.Interval)), "runtime sched", s.SchedRuntime, false, 5},
 		{"task wait+run, " + win, "task " + winShort, s.Task, false, 1},
 	}
 	keep := n - 1
