@@ -37,8 +37,14 @@ const (
 	MaxClients = 16
 )
 
-// SchemaVersion is the version of the stream's objects (their schema field).
-const SchemaVersion = session.SchemaVersion
+// SchemaVersion is the version of the stream's objects (their schema
+// field): it changes when a field changes meaning or goes; adding a field
+// does not.
+const SchemaVersion = 1
+
+// SchemaVersion is the session's: the build fails if they differ (a
+// negative constant does not convert to uint).
+const _ = uint(SchemaVersion-session.SchemaVersion) + uint(session.SchemaVersion-SchemaVersion)
 
 // Errors of New and Listen; match with errors.Is.
 var (

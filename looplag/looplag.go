@@ -19,8 +19,9 @@
 // Every figure is a time.Duration; percentiles have 2 significant figures
 // (within 1% above 51 us) and values above 100 s are clamped. Window
 // figures cover the last Options.Window (5 s by default); the *All ones
-// everything since Reset. A Summary with Count 0 has no data: its
-// durations are 0 and mean "n/a", not zero lateness.
+// everything since Reset. Each is a latency.Summary (package latency,
+// shared with pool): one with Count 0 has no data, its durations are 0 and
+// mean "n/a", not zero lateness.
 //
 // # Concurrency
 //
@@ -33,8 +34,8 @@ package looplag
 import (
 	"time"
 
-	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/latency"
 )
 
 // Defaults of Options' zero fields.
@@ -81,24 +82,12 @@ func StartFree(o Options) *Monitor {
 	return &Monitor{probe.StartLagProbe(nil, o.Resolution, o.Window)}
 }
 
-// Summary is a read of a lateness histogram.
-type Summary struct {
-	// P50 .. P999 are percentiles of lateness (2 significant figures),
-	// Max the latest sample; 0 when Count is 0.
-	P50, P90, P99, P999, Max time.Duration
-	// Count is the number of samples, corrected ones included.
-	Count int64
-}
-
-func summary(s hist.Summary) Summary {
-	return Summary{P50: s.P50, P90: s.P90, P99: s.P99, P999: s.P999, Max: s.Max, Count: s.Count}
-}
-
 // Stats is what a Monitor has measured.
 type Stats struct {
-	// Corrected and Raw over the window; CorrectedAll and RawAll since
-	// Reset (or Start).
-	Corrected, Raw, CorrectedAll, RawAll Summary
+	// Corrected and Raw lateness over the window; CorrectedAll and RawAll
+	// since Reset (or Start). Count is samples, corrected ones included;
+	// Max is the latest sample.
+	Corrected, Raw, CorrectedAll, RawAll latency.Summary
 	// Missed counts due times skipped because a sample ran past them.
 	Missed int64
 	// Stalled is how late the sample in flight is now, when more than one
@@ -110,8 +99,8 @@ type Stats struct {
 // Stats reads the monitor.
 func (m *Monitor) Stats() Stats {
 	s := m.p.Stats()
-	return Stats{Corrected: summary(s.Corrected), Raw: summary(s.Raw),
-		CorrectedAll: summary(s.CorrectedAll), RawAll: summary(s.RawAll),
+	return Stats{Corrected: s.Corrected.Public(), Raw: s.Raw.Public(),
+		CorrectedAll: s.CorrectedAll.Public(), RawAll: s.RawAll.Public(),
 		Missed: s.Missed, Stalled: s.Stalled}
 }
 

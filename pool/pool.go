@@ -17,7 +17,8 @@
 //
 // # Units
 //
-// Every time is a time.Duration. Busy is wall time inside tasks (a run of
+// Every time is a time.Duration; latencies are latency.Summary values
+// (package latency, shared with looplag). Busy is wall time inside tasks (a run of
 // back-to-back tasks counts as one busy stretch); OnCPU is the worker's
 // thread CPU time over the same runs (Linux: the worker is locked to its OS
 // thread for a run and reads CLOCK_THREAD_CPUTIME_ID; elsewhere
@@ -40,9 +41,9 @@ package pool
 import (
 	"time"
 
-	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/link"
 	ipool "github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/latency"
 )
 
 func init() {
@@ -69,9 +70,15 @@ func (*Pool) accounted()  {}
 func (*Meter) accounted() {}
 
 // MaxSize is the largest size New and Resize accept.
-const MaxSize = ipool.MaxSize
+const MaxSize = 256
 
-// Errors of Submit, Do and Resize, or passed to done; match with errors.Is.
+// MaxSize is the engine's: the build fails if they differ (a negative
+// constant does not convert to uint).
+const _ = uint(MaxSize-ipool.MaxSize) + uint(ipool.MaxSize-MaxSize)
+
+// Errors of Submit, Do and Resize, or passed to done; match with
+// errors.Is (an error may wrap one, adding detail). They are the engine's
+// values, so errors.Is matches whichever package the error came through.
 var (
 	ErrSize      = ipool.ErrSize      // a size out of 0..MaxSize
 	ErrClosed    = ipool.ErrClosed    // the pool is closed
@@ -79,8 +86,16 @@ var (
 	ErrTimeout   = ipool.ErrTimeout   // the task ran past its timeout
 )
 
-// PanicError is what done gets for a task that panicked: Value is what it
-// panicked with, Stack the panicking goroutine's stack.
+// PanicError is what done gets (and Do returns) for a task that panicked,
+// or called runtime.Goexit. It is the engine's type under this name, a
+// struct of two fields:
+//
+//	Value any    // what the task panicked with (for Goexit: an error saying so)
+//	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
+//
+// Its Error is "pool: task panicked: " and Value; its Unwrap returns Value
+// when that is an error, so errors.Is and errors.As see through it. Match
+// it with errors.As(err, &pe) for a pe of type *PanicError.
 type PanicError = ipool.PanicError
 
 // Options configure a Pool. The zero value is usable: no workers (tasks
@@ -139,20 +154,6 @@ func (p *Pool) ResetLatency() { p.p.ResetLatency() }
 // done gets ErrClosed) and waits for running ones. Safe to call twice.
 func (p *Pool) Close() { p.p.Close() }
 
-// Latency is a read of a latency histogram. The durations are 0 when
-// Count is 0: show "n/a" then.
-type Latency struct {
-	// P50 .. P999 are percentiles (2 significant figures), Max the
-	// largest value; values above 100 s read as 100 s.
-	P50, P90, P99, P999, Max time.Duration
-	// Count is the number of tasks recorded.
-	Count int64
-}
-
-func latency(s hist.Summary) Latency {
-	return Latency{P50: s.P50, P90: s.P90, P99: s.P99, P999: s.P999, Max: s.Max, Count: s.Count}
-}
-
 // Worker is one worker's accounting since it started (see Stats).
 type Worker struct {
 	// Slot is the worker's stable index; a replaced worker keeps it.
@@ -178,9 +179,9 @@ type Stats struct {
 	Rejected                                                int64    // Submits refused with ErrQueueFull
 	Workers                                                 []Worker // live workers, retiring ones included, by slot
 	// Wait (submit to start), Run (start to end) and Total (submit to end)
-	// over the window; the *All ones since ResetLatency.
-	Wait, Run, Total          Latency
-	WaitAll, RunAll, TotalAll Latency
+	// over the window; the *All ones since ResetLatency. Count is tasks.
+	Wait, Run, Total          latency.Summary
+	WaitAll, RunAll, TotalAll latency.Summary
 }
 
 // Stats reads the pool. Busy shares over an interval are differences of
@@ -191,8 +192,8 @@ func statsOf(s ipool.Stats) Stats {
 	out := Stats{At: s.At, Size: s.Size,
 		Submitted: s.Submitted, Completed: s.Completed, Failed: s.Failed, TimedOut: s.TimedOut,
 		Running: s.Running, Queued: s.Queued, Rejected: s.Rejected,
-		Wait: latency(s.Wait), Run: latency(s.Run), Total: latency(s.Total),
-		WaitAll: latency(s.WaitAll), RunAll: latency(s.RunAll), TotalAll: latency(s.TotalAll),
+		Wait: s.Wait.Public(), Run: s.Run.Public(), Total: s.Total.Public(),
+		WaitAll: s.WaitAll.Public(), RunAll: s.RunAll.Public(), TotalAll: s.TotalAll.Public(),
 		Workers: make([]Worker, len(s.Workers)),
 	}
 	for i, w := range s.Workers {

@@ -16,33 +16,78 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// buildBinary builds offtop once per test binary run.
+// buildBinary builds offtop once per test binary run, as it ships (no
+// build tags).
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	if binPath != "" {
-		return binPath
+	return buildTagged(t, &binPath, "")
+}
+
+// buildTestHooksBinary builds offtop once per test binary run with
+// -tags offtop_testhooks: the binary that reads OFFTOP_TEST_PANIC
+// (testhooks.go), for the tests that inject a panic.
+func buildTestHooksBinary(t *testing.T) string {
+	t.Helper()
+	return buildTagged(t, &hooksBinPath, "offtop_testhooks")
+}
+
+// buildTagged builds offtop with the build tags tags (none when "") into
+// a temporary directory, once: *cache holds the path after the first call.
+// It is not safe for concurrent use.
+func buildTagged(t *testing.T, cache *string, tags string) string {
+	t.Helper()
+	if *cache != "" {
+		return *cache
 	}
 	dir, err := os.MkdirTemp("", "offtop-e2e")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "offtop")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	args := []string{"build", "-o", bin}
+	if tags != "" {
+		args = append(args, "-tags", tags)
 	}
-	binPath = bin
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	*cache = bin
 	return bin
 }
 
-var binPath string
+var binPath, hooksBinPath string
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	for _, p := range []string{binPath, hooksBinPath} {
+		if p != "" {
+			os.RemoveAll(filepath.Dir(p))
+		}
 	}
 	os.Exit(code)
+}
+
+// TestShippedBinaryHasNoTestHooks: the binary built without tags holds
+// no test-only panic hook: the name of their variable is nowhere in its
+// bytes (the tagged build holds it, so the check can tell them apart).
+func TestShippedBinaryHasNoTestHooks(t *testing.T) {
+	const env = "OFFTOP_TEST_PANIC"
+	for _, c := range []struct {
+		bin  string
+		want bool
+	}{
+		{buildBinary(t), false},
+		{buildTestHooksBinary(t), true},
+	} {
+		b, err := os.ReadFile(c.bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b, []byte(env)); got != c.want {
+			t.Errorf("%s holds %q: %v, want %v", c.bin, env, got, c.want)
+		}
+	}
 }
 
 // tmux drives one private tmux server (its own socket) for a test.

@@ -258,7 +258,9 @@ func childOf(t *testing.T, pid int) int {
 // the alternate screen is off, the exit status is the documented one, and
 // a panic is one line (with where to report it), never a stack.
 func TestTerminalRestoredInTmux(t *testing.T) {
-	bin := buildBinary(t) // before Parallel: buildBinary is not safe for concurrent use
+	// Before Parallel: the builders are not safe for concurrent use. The
+	// panic cases run the binary with the test hooks.
+	bin, hooksBin := buildBinary(t), buildTestHooksBinary(t)
 	t.Parallel()
 	if _, err := os.Stat("/proc/self/task"); err != nil {
 		t.Skip("needs Linux /proc to find offtop's pid")
@@ -281,6 +283,10 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 			t.Parallel()
 			// TMPDIR: where a panic's stack file goes, removed with the test.
 			env := "TMPDIR=" + t.TempDir() + " " + c.env
+			bin := bin
+			if c.env != "" {
+				bin = hooksBin
+			}
 			tm := newTmux(t, 100, 30, "env "+env+" "+bin+" --scenario stall "+c.flags+"; echo EXIT=$?; stty -a; sleep 60")
 			if !strings.HasPrefix(c.name, "panic") {
 				// A sample or two first, so the summary has rows.
@@ -347,7 +353,7 @@ func (tm *tmux) signal(sig syscall.Signal) {
 // exits 1 with one line on stderr naming the panic and where to report
 // it; stdout up to then is still JSON Lines.
 func TestHeadlessPanicIsOneLine(t *testing.T) {
-	bin := buildBinary(t) // before Parallel: buildBinary is not safe for concurrent use
+	bin := buildTestHooksBinary(t) // before Parallel: the builders are not safe for concurrent use
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "--headless", "--scenario", "stall", "--duration", "10s")

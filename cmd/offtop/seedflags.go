@@ -126,27 +126,14 @@ func listenAddr(s string, remote bool) (string, error) {
 	return addr, nil
 }
 
-// scenarioFlags names, for each flag only some scenarios read, those
-// scenarios: offtop and offtop sweep refuse such a flag given for another
-// scenario (checkScenarioFlags) rather than ignore it.
-var scenarioFlags = map[string][]string{
-	"loops":        {"server"},
-	"split":        {"count"},
-	"jobs":         {"count"},
-	"payload":      {"breakeven"},
-	"listen":       {"server", "io"},
-	"allow-remote": {"server", "io"},
-	"no-load":      {"server", "io"},
-	"stall":        {"stall"},
-	"stall-every":  {"stall"},
-}
-
 // checkScenarioFlags refuses, in one line, the first flag (by name) of
-// seen that scenario does not read.
+// seen that scenario does not read: offtop and offtop sweep refuse a flag
+// only some scenarios read (their registry entries' Flags) given for
+// another, rather than ignore it.
 func checkScenarioFlags(scenario string, seen map[string]bool) error {
 	var names []string
 	for n := range seen {
-		if takers, ok := scenarioFlags[n]; ok && !slices.Contains(takers, scenario) {
+		if takers := scenarios.FlagTakers(n); takers != nil && !slices.Contains(takers, scenario) {
 			names = append(names, n)
 		}
 	}
@@ -154,7 +141,7 @@ func checkScenarioFlags(scenario string, seen map[string]bool) error {
 		return nil
 	}
 	slices.Sort(names)
-	takers, verb := scenarioFlags[names[0]], "takes"
+	takers, verb := scenarios.FlagTakers(names[0]), "takes"
 	if len(takers) > 1 {
 		verb = "take"
 	}

@@ -24,7 +24,7 @@ type runAcct struct {
 	onCPU    time.Duration // thread CPU time of finished runs
 	cpuOK    bool          // every thread clock read at run end succeeded
 
-	lat latBuf // the slot's task latencies not yet recorded
+	lat latBuf // the slot's task latencies not yet recorded; guarded by Pool.mu
 }
 
 // record adds one finished task to the latency recorders.
@@ -43,60 +43,80 @@ func (p *Pool) at(ns int64) time.Time { return p.epoch.Add(time.Duration(ns)) }
 // them into the pool's recorders itself; Stats records what is kept first.
 const latBatch = 32
 
-// latBuf is a slot's latencies not yet recorded: the worker appends under
-// its own lock (never contended but by Stats), instead of taking the three
-// shared recorders' locks per task. Each value keeps its time, so the
-// window sees it where it would have been (hist.Recorder.RecordAt).
+// latBuf is a slot's latencies not yet recorded, guarded by Pool.mu: the
+// worker keeps each task's where it counts the task (finishOnWorker,
+// under mu anyway), instead of taking the three shared recorders' locks,
+// or a lock of its own, per task. Each task keeps three Pool.clock
+// readings, no pointers (a time.Time holds one: writing it costs a write
+// barrier while the collector runs); recordTimes turns them into Samples
+// with their time, so the window sees each where it would have been
+// (hist.Recorder.RecordAt).
 type latBuf struct {
-	mu               sync.Mutex
-	n                int
-	wait, run, total [latBatch]hist.Sample
+	n  int
+	ts [latBatch]latTimes
 }
 
-// add keeps t's latencies, recording the batch first when it is full.
-func (b *latBuf) add(p *Pool, t *task, start, end int64) {
-	b.mu.Lock()
+// latTimes are one finished task's Pool.clock readings.
+type latTimes struct{ submitted, start, end int64 }
+
+// addLocked keeps t's latencies. A full b first moves its batch to spill,
+// which the caller records once mu is released. Callers hold mu.
+func (b *latBuf) addLocked(t *task, start, end int64, spill *latBuf) {
 	if b.n == latBatch {
-		b.flushLocked(p)
+		*spill = *b
+		b.n = 0
 	}
-	at := p.at(end)
-	b.wait[b.n] = hist.Sample{NS: start - t.submitted, At: at}
-	b.run[b.n] = hist.Sample{NS: end - start, At: at}
-	b.total[b.n] = hist.Sample{NS: end - t.submitted, At: at}
+	b.ts[b.n] = latTimes{submitted: t.submitted, start: start, end: end}
 	b.n++
-	b.mu.Unlock()
 }
 
-// flush records what b keeps into p's recorders.
-func (b *latBuf) flush(p *Pool) {
-	b.mu.Lock()
-	b.flushLocked(p)
-	b.mu.Unlock()
+// takeLocked appends what b keeps to ts and empties b. Callers hold mu.
+func (b *latBuf) takeLocked(ts []latTimes) []latTimes {
+	ts = append(ts, b.ts[:b.n]...)
+	b.n = 0
+	return ts
 }
 
-func (b *latBuf) flushLocked(p *Pool) {
-	if b.n == 0 {
-		return
+// recordTimes records finished tasks' latencies into p's recorders, a
+// batch under each recorder's lock at a time. Callers do not hold mu.
+func (p *Pool) recordTimes(ts []latTimes) {
+	var s [latBatch]hist.Sample
+	for len(ts) > 0 {
+		b := ts[:min(len(ts), latBatch)]
+		ts = ts[len(b):]
+		for i, x := range b {
+			s[i] = hist.Sample{NS: x.start - x.submitted, At: p.at(x.end)}
+		}
+		p.wait.RecordAt(s[:len(b)]...)
+		for i, x := range b {
+			s[i].NS = x.end - x.start
+		}
+		p.run.RecordAt(s[:len(b)]...)
+		for i, x := range b {
+			s[i].NS = x.end - x.submitted
+		}
+		p.total.RecordAt(s[:len(b)]...)
 	}
-	p.wait.RecordAt(b.wait[:b.n]...)
-	p.run.RecordAt(b.run[:b.n]...)
-	p.total.RecordAt(b.total[:b.n]...)
-	b.n = 0
 }
 
-// discard drops what b keeps (ResetLatency).
-func (b *latBuf) discard() {
-	b.mu.Lock()
-	b.n = 0
-	b.mu.Unlock()
+// flushLat records what w keeps.
+func (p *Pool) flushLat(w *worker) {
+	p.mu.Lock()
+	ts := w.lat.takeLocked(nil)
+	p.mu.Unlock()
+	p.recordTimes(ts)
 }
 
 // ResetLatency empties the latency recorders (window and since-reset).
 // Counts and busy times are not reset.
 func (p *Pool) ResetLatency() {
-	for _, w := range p.liveWorkers() {
-		w.lat.discard()
+	p.mu.Lock()
+	for _, w := range p.slots {
+		if w != nil {
+			w.lat.n = 0
+		}
 	}
+	p.mu.Unlock()
 	p.wait.Reset()
 	p.run.Reset()
 	p.total.Reset()

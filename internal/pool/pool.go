@@ -25,9 +25,10 @@ const DefaultWindow = 5 * time.Second
 //     while calling Inline, never while a task runs.
 //   - mu guards every count, the queue, the slots and every worker's
 //     scheduling fields (idle, assigned, retiring, stuck, abandoned,
-//     per-slot counts), every task's state, the list of tasks handed to
-//     Inline and not yet started, size and closed. Nothing slow runs under
-//     it: no task, no callback, no syscall.
+//     per-slot counts, the slot's latencies not yet recorded), every
+//     task's state, the list of tasks handed to Inline and not yet
+//     started, size and closed. Nothing slow runs under it: no task, no
+//     callback, no syscall, no histogram write.
 //   - runAcct.mu (one per slot life, shared by the goroutines that replace
 //     each other in it) guards that slot's busy and on-CPU accounting and
 //     the thread id of its run in progress (see work). It is never held
@@ -378,8 +379,7 @@ func (p *Pool) Close() {
 		t.state = stDropped
 		dropped = append(dropped, t)
 	}
-	for t := p.pending.head; t != nil; t = p.pending.head {
-		p.pending.remove(t)
+	for _, t := range p.pending.drain() {
 		t.state = stDropped
 		dropped = append(dropped, t)
 	}
@@ -425,35 +425,24 @@ func (p *Pool) Stats() Stats {
 		}
 	}
 	s.Workers = make([]WorkerStats, n)
+	var lat []latTimes // the workers' latencies not yet recorded
 	for i, w := range ws[:n] {
 		s.Workers[i] = WorkerStats{Slot: w.slot, Started: w.started, gen: w.gen,
 			Running: w.assigned, Retiring: w.retiring, Stuck: w.stuck,
 			Completed: w.completed, Failed: w.failed, TimedOut: w.timedOut}
+		lat = w.lat.takeLocked(lat)
 	}
 	p.mu.Unlock()
+	p.recordTimes(lat)
 
 	at := p.clock()
 	s.At = p.at(at)
 	for i, w := range ws[:n] {
 		w.read(at, &s.Workers[i])
-		w.lat.flush(p)
 	}
 	s.Wait, s.Run, s.Total = p.wait.Window(), p.run.Window(), p.total.Window()
 	s.WaitAll, s.RunAll, s.TotalAll = p.wait.Total(), p.run.Total(), p.total.Total()
 	return s
-}
-
-// liveWorkers returns the workers in the slots now.
-func (p *Pool) liveWorkers() []*worker {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var ws []*worker
-	for _, w := range p.slots {
-		if w != nil {
-			ws = append(ws, w)
-		}
-	}
-	return ws
 }
 
 // Counts returns the pool's counts, read under one lock, so the invariant

@@ -1,9 +1,11 @@
 package pool
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 )
@@ -12,18 +14,15 @@ import (
 var errGoexit = errors.New("pool: task called runtime.Goexit")
 
 // task is one submitted function. Its scheduling fields are guarded by
-// Pool.mu; fn, done, submitted and timeout are set before it is shared;
-// timer belongs to the worker goroutine running the task.
+// Pool.mu; fn, done, submitted and timeout are set before it is shared.
 type task struct {
 	fn        func()
 	done      func(error)
 	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
 	submitted int64         // Pool.clock at Submit
 	timeout   time.Duration // run-time limit on a worker; 0 = none
-	timer     *time.Timer   // armed while the task runs with a timeout
 
-	state      taskState
-	prev, next *task // links in Pool.pending
+	state taskState
 }
 
 // replies are Do's reply channels (cap 1, empty when in the pool).
@@ -139,29 +138,33 @@ func (q *fifo) pop() *task {
 	return t
 }
 
-// taskList is a doubly linked list of tasks (Pool.pending).
-type taskList struct{ head, tail *task }
-
-func (l *taskList) pushBack(t *task) {
-	t.prev, t.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = t
-	} else {
-		l.head = t
-	}
-	l.tail = t
+// taskList is the set of tasks in Pool.pending, kept in the order they
+// were added. It is a map beside the tasks, not links in them: every
+// task queued for a worker would carry two more pointers for the garbage
+// collector to scan (a backlog of a million tasks is a million scans a
+// cycle), for a list only Inline and per-task tasks are on.
+type taskList struct {
+	m   map[*task]uint64 // task -> order added
+	seq uint64
 }
 
-func (l *taskList) remove(t *task) {
-	if t.prev != nil {
-		t.prev.next = t.next
-	} else {
-		l.head = t.next
+func (l *taskList) pushBack(t *task) {
+	if l.m == nil {
+		l.m = make(map[*task]uint64)
 	}
-	if t.next != nil {
-		t.next.prev = t.prev
-	} else {
-		l.tail = t.prev
+	l.seq++
+	l.m[t] = l.seq
+}
+
+func (l *taskList) remove(t *task) { delete(l.m, t) }
+
+// drain empties l and returns its tasks in the order they were added.
+func (l *taskList) drain() []*task {
+	ts := make([]*task, 0, len(l.m))
+	for t := range l.m {
+		ts = append(ts, t)
 	}
-	t.prev, t.next = nil, nil
+	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(l.m[a], l.m[b]) })
+	clear(l.m)
+	return ts
 }

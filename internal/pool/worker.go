@@ -56,12 +56,13 @@ type worker struct {
 func (p *Pool) work(w *worker, t *task) {
 	defer p.recoverInternal()
 	var th threadLock
-	counted := true // this goroutine counts in p.wg
+	spill := new(latBuf) // a full batch of w.lat, recorded by this goroutine
+	counted := true      // this goroutine counts in p.wg
 	defer func() {
 		if th.locked {
 			w.endRun(p.clock(), &th)
 		}
-		w.lat.flush(p) // a retiring slot's latencies are not lost
+		p.flushLat(w) // a retiring slot's latencies are not lost
 		if counted {
 			p.wg.Done()
 		}
@@ -85,7 +86,7 @@ func (p *Pool) work(w *worker, t *task) {
 			}
 		}
 		var exit, abandoned bool
-		if t, exit, abandoned = p.runOnWorker(w, &th, t); exit {
+		if t, exit, abandoned = p.runOnWorker(w, &th, spill, t); exit {
 			counted = !abandoned
 			return
 		}
@@ -98,15 +99,16 @@ func (p *Pool) work(w *worker, t *task) {
 // goroutine (t timed out), which must then exit without wg.Done. A panic or
 // runtime.Goexit in the task is handled in the deferred function, which ends
 // the run and starts a replacement goroutine for the slot.
-func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit, abandoned bool) {
+func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (next *task, exit, abandoned bool) {
 	ok := false
 	start := p.clock()
 	if !th.locked {
 		w.beginRun(start, th)
 	}
+	var timer *time.Timer // armed while t runs with a timeout
 	if t.timeout > 0 {
 		p.timerWG.Add(1)
-		t.timer = time.AfterFunc(t.timeout, func() {
+		timer = time.AfterFunc(t.timeout, func() {
 			defer p.recoverInternal()
 			defer p.timerWG.Done()
 			p.expire(w, t, start)
@@ -124,17 +126,20 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, t *task) (next *task, exit
 			w.endRun(end, th)
 		}
 		var late bool
-		next, exit, late, abandoned = p.finishOnWorker(w, t, err)
-		stopped := t.timer != nil && t.timer.Stop()
+		next, exit, late, abandoned = p.finishOnWorker(w, t, err, start, end, spill)
+		stopped := timer != nil && timer.Stop()
 		if stopped {
 			p.timerWG.Done() // its function will not run
 		}
 		if late {
 			return // expire counted, recorded and reported t
 		}
-		w.lat.add(p, t, start, end)
+		if spill.n > 0 {
+			p.recordTimes(spill.ts[:spill.n])
+			spill.n = 0
+		}
 		t.report(err)
-		if !exit && (t.timer == nil || stopped) {
+		if !exit && (timer == nil || stopped) {
 			// Nothing else refers to t now: freed at this worker's next
 			// finish. (On exit w may already belong to a replacement.)
 			w.spare = t
@@ -164,7 +169,7 @@ func (p *Pool) recoverInternal() {
 // slot with the next task, and exit is true. late reports that t had timed
 // out (expire counted it; nothing is counted here); abandoned, that expire
 // also gave the slot away: this goroutine just exits.
-func (p *Pool) finishOnWorker(w *worker, t *task, err error) (next *task, exit, late, abandoned bool) {
+func (p *Pool) finishOnWorker(w *worker, t *task, err error, start, end int64, spill *latBuf) (next *task, exit, late, abandoned bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if w.spare != nil {
@@ -182,6 +187,7 @@ func (p *Pool) finishOnWorker(w *worker, t *task, err error) (next *task, exit, 
 		late = true
 	} else {
 		t.state = stFinished
+		w.lat.addLocked(t, start, end, spill)
 		p.running--
 		if err != nil {
 			p.failed++

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	guard "github.com/offtop/offtop/internal/crash"
 )
 
@@ -23,7 +24,22 @@ type base struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the goroutines started by goSafe
 	once   sync.Once
+	clk    clock.Clock // the schedules' time (Config.Clock); nil is the wall clock
 }
+
+// useClock sets the clock of the scenario's schedules (New calls it with
+// Config.Clock).
+func (b *base) useClock(c clock.Clock) { b.clk = c }
+
+// clock is the clock of the scenario's schedules: sleeps, meter ticks,
+// arrival streams, the elapsed time of rates.
+func (b *base) clock() clock.Clock { return clock.Or(b.clk) }
+
+// now is the time on the scenario's clock.
+func (b *base) now() time.Time { return b.clock().Now() }
+
+// since is how long ago t was on the scenario's clock.
+func (b *base) since(t time.Time) time.Duration { return clock.Since(b.clock(), t) }
 
 // begin makes the context Stop cancels; Start calls it before any goSafe.
 func (b *base) begin() { b.ctx, b.cancel = context.WithCancel(context.Background()) }
@@ -61,12 +77,10 @@ func (b *base) halt(then func()) {
 
 // sleep waits d, false when Stop began first.
 func (b *base) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-b.done():
 		return false
-	case <-t.C:
+	case <-b.clock().After(d):
 		return true
 	}
 }
@@ -93,8 +107,6 @@ func (b *base) waitRunningCtx(ctx context.Context) bool {
 // first. Pacing is a pure function of elapsed time (nextTick); it never
 // relies on time.Ticker.
 func (b *base) every(period time.Duration, resumed, fn func()) {
-	t := time.NewTimer(period)
-	defer t.Stop()
 	for {
 		if b.Paused() {
 			if !b.waitRunning() {
@@ -104,32 +116,33 @@ func (b *base) every(period time.Duration, resumed, fn func()) {
 				resumed()
 			}
 		}
-		if !b.pace(t, period, fn) {
+		if !b.pace(period, fn) {
 			return
 		}
 	}
 }
 
 // pace runs the schedule from now until Stop (false) or a pause (true),
-// calling fn at each due time; t is the loop's one timer.
-func (b *base) pace(t *time.Timer, period time.Duration, fn func()) bool {
-	t0 := time.Now()
+// calling fn at each due time.
+func (b *base) pace(period time.Duration, fn func()) bool {
+	clk := b.clock()
+	t0 := clk.Now()
 	k := int64(1)
-	t.Reset(period)
+	due := clk.After(period)
 	for {
 		select {
 		case <-b.done():
 			return false
 		case <-b.pausedCh():
 			return true
-		case <-t.C:
+		case <-due:
 		}
 		if b.Paused() { // paused and fired at once: the pause wins
 			return true
 		}
 		fn()
-		k = nextTick(time.Since(t0), period, k)
-		t.Reset(time.Until(t0.Add(time.Duration(k) * period)))
+		k = nextTick(clock.Since(clk, t0), period, k)
+		due = clk.After(t0.Add(time.Duration(k) * period).Sub(clk.Now()))
 	}
 }
 

@@ -232,11 +232,11 @@ func (c *crash) drive() {
 	c.mu.Unlock()
 
 	r := rand.New(rand.NewPCG(3, 0xc0ffee))
-	t0 := time.Now()
-	var next int64                                                // index of the next due task
-	resumed := func() { next = dueTasks(time.Since(t0), c.rate) } // without a burst of the paused ones
+	t0 := c.now()
+	var next int64                                             // index of the next due task
+	resumed := func() { next = dueTasks(c.since(t0), c.rate) } // without a burst of the paused ones
 	c.every(crashTick, resumed, func() {
-		for due := dueTasks(time.Since(t0), c.rate); next < due; next++ {
+		for due := dueTasks(c.since(t0), c.rate); next < due; next++ {
 			c.submit(pickKind(100*r.Float64(), c.panicPct(), c.hangPct))
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
 )
@@ -123,7 +124,7 @@ func (s *ioScenario) Start(env Env) error {
 		DisableCompression:  true,
 	}}
 	s.begin()
-	s.since.Store(time.Now().UnixNano())
+	s.since.Store(s.now().UnixNano())
 	s.goSafe(s.generate)
 	return nil
 }
@@ -157,8 +158,7 @@ func ioDueAt(k int64, rate int) time.Duration { return pace.Rate{PerSecond: rate
 // generator was not scheduled are submitted at once, none is skipped. A
 // rate change, or a resume after Pause, starts a new t0.
 func (s *ioScenario) generate() {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	clk := s.clock()
 	var (
 		t0   time.Time
 		sent int64
@@ -172,18 +172,18 @@ func (s *ioScenario) generate() {
 			}
 		}
 		if r := ioRates[s.rateIdx.Load()]; r != rate || t0.IsZero() {
-			rate, t0, sent = r, time.Now(), 0
+			rate, t0, sent = r, clk.Now(), 0
 		}
-		for due := arrivalsDue(time.Since(t0), rate); sent < due; sent++ {
+		for due := arrivalsDue(clock.Since(clk, t0), rate); sent < due; sent++ {
 			s.arrive()
 		}
-		timer.Reset(time.Until(t0.Add(ioDueAt(sent+1, rate))))
+		due := clk.After(t0.Add(ioDueAt(sent+1, rate)).Sub(clk.Now()))
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-s.kick:
 		case <-s.pausedCh():
-		case <-timer.C:
+		case <-due:
 		}
 	}
 }
@@ -268,7 +268,7 @@ func (s *ioScenario) Stop() {
 func (s *ioScenario) Status() Status {
 	rate := ioRates[s.rateIdx.Load()]
 	w := s.lat.Window()
-	el := time.Since(time.Unix(0, s.since.Load()))
+	el := clock.Since(s.clock(), time.Unix(0, s.since.Load()))
 	workers := s.env.Workers()
 	capacity := float64(max(workers, 1)) * float64(time.Second) / float64(s.delay)
 	rs := []Readout{
@@ -330,5 +330,5 @@ func (s *ioScenario) Reset() {
 	s.errs.Store(0)
 	s.wrong.Store(0)
 	s.answered.Store(0)
-	s.since.Store(time.Now().UnixNano())
+	s.since.Store(s.now().UnixNano())
 }

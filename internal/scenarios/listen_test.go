@@ -26,31 +26,34 @@ type outsideLoad struct {
 
 func (o *outsideLoad) run(ctx context.Context, wg *sync.WaitGroup, client *http.Client, url string, conns int) {
 	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for ctx.Err() == nil {
-				t := time.Now()
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						o.mu.Lock()
-						o.errs++
-						o.mu.Unlock()
-					}
-					continue
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				d := time.Since(t)
-				o.mu.Lock()
-				o.lat = append(o.lat, d)
-				o.body[string(b)]++
-				o.mu.Unlock()
+				o.get(ctx, client, url, time.Now())
 			}
-		}()
+		})
 	}
+}
+
+// get sends one GET to url and records its latency from from and its
+// body, or counts an error unless ctx is done.
+func (o *outsideLoad) get(ctx context.Context, client *http.Client, url string, from time.Time) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			o.mu.Lock()
+			o.errs++
+			o.mu.Unlock()
+		}
+		return
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(from)
+	o.mu.Lock()
+	o.lat = append(o.lat, d)
+	o.body[string(b)]++
+	o.mu.Unlock()
 }
 
 // every sends a GET to url every period, open-loop: each in its own
@@ -70,25 +73,7 @@ func (o *outsideLoad) every(ctx, send context.Context, wg *sync.WaitGroup, clien
 				return
 			case <-time.After(time.Until(due)):
 			}
-			wg.Go(func() {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						o.mu.Lock()
-						o.errs++
-						o.mu.Unlock()
-					}
-					return
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				d := time.Since(due)
-				o.mu.Lock()
-				o.lat = append(o.lat, d)
-				o.body[string(b)]++
-				o.mu.Unlock()
-			})
+			wg.Go(func() { o.get(ctx, client, url, due) })
 		}
 	})
 }

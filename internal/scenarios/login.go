@@ -197,14 +197,14 @@ func (l *login) Start(env Env) error {
 // for all of them, rests for the gap, and again. Bursts never overlap: on
 // a small machine at scale 1 a burst takes longer than the gap.
 func (l *login) bursts() {
-	t0 := time.Now()
+	t0 := l.now()
 	for i := range l.want {
 		if l.stopped() {
 			return
 		}
 		l.want[i] = hashLogin(l.ctx, i, l.iters) // nil if stopped: then stopped() below
 	}
-	if !l.sleep(time.Until(t0.Add(loginFirstBurst))) {
+	if !l.sleep(loginFirstBurst - l.since(t0)) {
 		return
 	}
 	for l.waitRunning() {

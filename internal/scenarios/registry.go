@@ -3,8 +3,11 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/offtop/offtop/internal/clock"
 )
 
 // Meta is what offtop knows of a scenario without making one: its
@@ -32,6 +35,10 @@ type Meta struct {
 	// Knobs are its live settings besides the common keys, as data; the
 	// scenario's Turn applies them (Knobber).
 	Knobs []Knob
+	// Flags are the command-line flags (names without the dashes) that
+	// only some scenarios read, this one among them: offtop refuses such a
+	// flag given for a scenario whose entry does not list it (FlagTakers).
+	Flags []string
 
 	make Factory
 }
@@ -55,6 +62,7 @@ func init() {
 			Headline:  HeadlineSpec{Name: "ping", Unit: "ms", LowerBetter: true},
 			Sizing:    SizingSpec{Rule: RuleLatency},
 			Knobs:     serverKnobs,
+			Flags:     []string{"loops", "listen", "allow-remote", "no-load"},
 			make:      func(c Config) Scenario { return newServer(c) }},
 		{Name: "login", Summary: "bursts of 40 PBKDF2-SHA512 logins (220,000 iterations) on a 4-worker pool that also serves 64KB file reads: reads wait behind hashing (seed 000 s6)",
 			KeepsLoop: true,         // a login server's Loop answers requests
@@ -69,6 +77,7 @@ func init() {
 			Headline:  HeadlineSpec{Name: "request", Unit: "ms", LowerBetter: true},
 			Sizing:    SizingSpec{Rule: RuleLittle, SweepLoad: 2},
 			Knobs:     ioKnobs,
+			Flags:     []string{"listen", "allow-remote", "no-load"},
 			make:      func(c Config) Scenario { return newIO(c) }},
 		{Name: "count", Summary: "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
 			// seed 000's columns: wall and CPU per batch, and when the
@@ -77,6 +86,7 @@ func init() {
 			Headline:  HeadlineSpec{Name: "batch wall", Unit: "ms", LowerBetter: true},
 			Sizing:    SizingSpec{Rule: RuleKnee},
 			Knobs:     countKnobs,
+			Flags:     []string{"split", "jobs"},
 			make:      func(c Config) Scenario { return newCount(c) }},
 		{Name: "breakeven", Summary: "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
 			// seed 002's columns: wall per batch in each mode, the speed-up
@@ -86,6 +96,7 @@ func init() {
 			Headline: HeadlineSpec{Name: "move batch wall", Unit: "ms", LowerBetter: true},
 			Sizing:   SizingSpec{Rule: RuleKnee},
 			Knobs:    breakevenKnobs,
+			Flags:    []string{"payload"},
 			make:     func(c Config) Scenario { return newBreakeven(c) }},
 		{Name: "crash", Summary: "a steady stream of ~1ms tasks; 5% panic, 1% hang past a 2s deadline: failed, timed out, abandoned, and no task pending forever (seed 003)",
 			// seed 003's figures: what failed, what hung past its deadline,
@@ -97,6 +108,7 @@ func init() {
 		{Name: "stall", Summary: "the Loop busy-waits for exactly D every P (default 100ms every 1s): calibrates the probe",
 			Headline: probeHeadline,
 			Sizing:   SizingSpec{Rule: RuleKnee},
+			Flags:    []string{"stall", "stall-every"},
 			make:     func(c Config) Scenario { return newStall(c) }},
 	} {
 		if _, dup := registry[m.Name]; dup {
@@ -125,7 +137,24 @@ func New(name string, c Config) (Scenario, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w %q (have: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
 	}
-	return m.make(c), nil
+	s := m.make(c)
+	if b, ok := s.(interface{ useClock(clock.Clock) }); ok {
+		b.useClock(c.Clock)
+	}
+	return s, nil
+}
+
+// FlagTakers lists, in the order of Names, the scenarios whose entry
+// lists flag (a name without the dashes) among its Flags; nil for a flag
+// no entry lists (one every scenario reads).
+func FlagTakers(flag string) []string {
+	var takers []string
+	for _, n := range Names() {
+		if slices.Contains(registry[n].Flags, flag) {
+			takers = append(takers, n)
+		}
+	}
+	return takers
 }
 
 // Names lists the registered scenarios, the default first, the rest sorted.

@@ -6,6 +6,7 @@ package scenarios
 import (
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 )
@@ -147,4 +148,9 @@ type Config struct {
 	// Listen is the address "server" and "io" listen on (default
 	// 127.0.0.1:0, a free loopback port).
 	Listen string
+	// Clock is the time the scenarios' schedules run on (their meters'
+	// ticks, pauses, arrival streams and the elapsed time of their rates);
+	// nil is the wall clock. A task's own latency is timed on the real
+	// clock, always.
+	Clock clock.Clock
 }

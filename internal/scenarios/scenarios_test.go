@@ -1,9 +1,11 @@
 package scenarios_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"go.uber.org/goleak"
@@ -18,24 +20,65 @@ func readout(s session.Snapshot, key string) (scenarios.Readout, bool) {
 	return scenarios.Readout{}, false
 }
 
-// TestEachScenarioAnswersAndCleansUp runs every scenario for a few seconds
-// through a real session: its answer checks out, the pool's counts add up
-// at every sample, and after Close none of its goroutines is left.
+// fakeSampling is a session on a fake clock (session.Config.Clock) that
+// the test moves one Interval per sample it asks for: the session's
+// schedule (its samples, their Elapsed) runs as fast as the samples are
+// taken. The scenario keeps the real clock (Scenarios.Clock): its own
+// load (pings, arrivals, bursts) comes at the rate it is meant to, not
+// at the rate of the samples.
+type fakeSampling struct {
+	s     *session.Session
+	clk   *clock.Fake
+	every time.Duration
+}
+
+func newFakeSampling(t *testing.T, c session.Config) *fakeSampling {
+	t.Helper()
+	f := &fakeSampling{clk: clock.NewFake(time.Now()), every: c.Interval}
+	c.Clock = f.clk
+	if c.Scenarios.Clock == nil {
+		c.Scenarios.Clock = clock.Real
+	}
+	s, err := session.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.s = s
+	return f
+}
+
+// next moves the clock one Interval and returns the sample that wakes
+// (the sampler waits for it before the previous sample is out), or false
+// when timeout (real time) came first.
+func (f *fakeSampling) next(timeout <-chan time.Time) (session.Snapshot, bool) {
+	f.clk.Advance(f.every)
+	select {
+	case snap := <-f.s.Samples():
+		return snap, true
+	case <-timeout:
+		return session.Snapshot{}, false
+	}
+}
+
+// TestEachScenarioAnswersAndCleansUp runs every scenario through a real
+// session for 2 s of the session's clock (a fake one, moved a sample at a
+// time) and until its answer is known: the answer checks out, the pool's
+// counts add up at every sample, and after Close none of its goroutines is
+// left.
 func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
 			defer goleak.VerifyNone(t)
-			s, err := session.New(session.Config{Scenario: name, Workers: 2, Scale: 0.05,
+			f := newFakeSampling(t, session.Config{Scenario: name, Workers: 2, Scale: 0.05,
 				Interval: 50 * time.Millisecond, Window: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := f.s
 			deadline := time.After(20 * time.Second)
 			var last session.Snapshot
 		loop:
 			for {
-				select {
-				case snap := <-s.Samples():
+				snap, ok := f.next(deadline)
+				switch {
+				case ok:
 					if got := snap.Completed + snap.Failed + snap.TimedOut + snap.Running + snap.QueueDepth; !snap.Balanced() {
 						t.Fatalf("counts do not add up: %d vs submitted %d", got, snap.Submitted)
 					}
@@ -48,7 +91,7 @@ func TestEachScenarioAnswersAndCleansUp(t *testing.T) {
 					if r, ok := readout(snap, "answer_ok"); ok && r.Known && time.Duration(snap.Elapsed) > 2*time.Second {
 						break loop
 					}
-				case <-deadline:
+				default:
 					break loop
 				}
 			}
@@ -77,5 +120,29 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := scenarios.New("nope", scenarios.Config{}); err == nil {
 		t.Error("unknown scenario: no error")
+	}
+}
+
+// TestFlagTakersComeFromTheEntries: a flag only some scenarios read names
+// them in the order of Names; a flag no entry lists names none.
+func TestFlagTakersComeFromTheEntries(t *testing.T) {
+	for flag, want := range map[string][]string{
+		"loops":  {"server"},
+		"listen": {"server", "io"},
+		"jobs":   {"count"},
+		"stall":  {"stall"},
+		"scale":  nil,
+	} {
+		if got := scenarios.FlagTakers(flag); !slices.Equal(got, want) {
+			t.Errorf("FlagTakers(%q) = %v, want %v", flag, got, want)
+		}
+	}
+	for _, n := range scenarios.Names() {
+		m, _ := scenarios.Lookup(n)
+		for _, f := range m.Flags {
+			if !slices.Contains(scenarios.FlagTakers(f), n) {
+				t.Errorf("%s lists --%s, FlagTakers does not name it", n, f)
+			}
+		}
 	}
 }

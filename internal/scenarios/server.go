@@ -119,7 +119,7 @@ func (s *server) Start(env Env) error {
 		DisableCompression:  true,
 	}}
 	s.begin()
-	s.start = time.Now()
+	s.start = s.now()
 	s.runs = map[string][]context.CancelFunc{}
 	s.goSafe(s.pinger)
 	s.mu.Lock()
@@ -269,7 +269,7 @@ func (s *server) Status() Status {
 	s.mu.Lock()
 	n := s.clients
 	s.mu.Unlock()
-	el := time.Since(s.start)
+	el := s.since(s.start)
 	fw, sw, pw := s.fast.lat.Window(), s.slow.lat.Window(), s.ping.lat.Window()
 	rs := Percentiles("ping", "ping", pw)
 	rs = append(rs,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pace"
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
@@ -25,31 +26,41 @@ type sampler struct {
 	missed int64   // sample times skipped because a sample ran late
 }
 
+// startSampler primes the sampler and sets the wait for the first sample
+// (before New returns, so a test's fake clock, moved after New, wakes it),
+// then starts its goroutine.
+func (s *Session) startSampler() {
+	sm := &sampler{}
+	sm.prime(s)
+	due := s.cfg.Clock.After(s.cfg.Interval)
+	go s.run(sm, due)
+}
+
 // run is the sampler goroutine: one sample every Interval, never on the
-// Loop, and a last one when Close asks (lastSample).
-func (s *Session) run() {
+// Loop, and a last one when Close asks (lastSample). due is the wait for
+// the first.
+func (s *Session) run(sm *sampler, due <-chan time.Time) {
 	defer guard.Recover() // a bug here reaches offtop's crash handler: terminal restored
 	defer close(s.done)
-	var sm sampler
-	sm.prime(s)
 	// Samples are due at t0 + k*interval (never time.Ticker, which drops
 	// ticks silently); a sample that runs late skips the due times it
 	// passed and counts them in SamplesMissed.
+	clk := s.cfg.Clock
 	t0, k := sm.at, int64(1)
-	t := time.NewTimer(s.cfg.Interval)
-	defer t.Stop()
 	for last := false; !last; {
 		select {
 		case <-s.lastSample:
 			last = true
-		case <-t.C:
+		case <-due:
 		}
 		snap := sm.take(s)
-		next := nextDue(time.Since(t0), s.cfg.Interval, k)
+		next := nextDue(clock.Since(clk, t0), s.cfg.Interval, k)
 		sm.missed += next - k - 1
 		snap.SamplesMissed = sm.missed
 		k = next
-		t.Reset(time.Until(t0.Add(time.Duration(k) * s.cfg.Interval)))
+		// The next wait is set before the sample is out, so a reader that
+		// moves a fake clock on seeing it always wakes the sampler.
+		due = clk.After(t0.Add(time.Duration(k) * s.cfg.Interval).Sub(clk.Now()))
 		s.lastMu.Lock()
 		s.last = snap
 		s.lastMu.Unlock()
@@ -69,7 +80,7 @@ func (sm *sampler) prime(s *Session) {
 	sm.pool = s.pool.Stats()
 	sm.loop = s.loop.Stats()
 	sm.sys = s.sys.Read()
-	sm.at = time.Now()
+	sm.at = s.cfg.Clock.Now()
 	sm.done = []point{{sm.at, sm.pool.Completed}}
 }
 
@@ -82,7 +93,7 @@ func nextDue(elapsed, period time.Duration, k int64) int64 {
 
 // take reads every source once and builds a Snapshot.
 func (sm *sampler) take(s *Session) Snapshot {
-	now := time.Now()
+	now := s.cfg.Clock.Now()
 	ps := s.pool.Stats()
 	ls := s.loop.Stats()
 	sys := s.sys.Read()

@@ -169,16 +169,15 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 			return
 		}
 		s.search.update(func(x *Search) { x.Step, x.Left = i, st.Hold })
-		end := time.Now().Add(time.Duration(st.Hold))
-		tick := time.NewTicker(s.cfg.Interval)
+		clk := s.cfg.Clock
+		end := clk.Now().Add(time.Duration(st.Hold))
 		var seen Seconds
 		for holding := true; holding; {
 			select {
 			case <-cancel:
-				tick.Stop()
 				canceled()
 				return
-			case now := <-tick.C:
+			case now := <-clk.After(s.cfg.Interval):
 				snap := s.Snapshot()
 				if snap.Elapsed != seen {
 					seen = snap.Elapsed
@@ -189,7 +188,6 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 				holding = left > 0
 			}
 		}
-		tick.Stop()
 	}
 	s.search.update(func(x *Search) { x.Step, x.Left = len(st.Sizes), 0 })
 	f := sizing.Recommend(st.Scenario, searchObs(s.Snapshot(), st, meters))

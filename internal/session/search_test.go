@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/clock"
 )
 
 func TestSearchSizes(t *testing.T) {
@@ -76,9 +78,11 @@ func TestSearchStepsFitsAndSets(t *testing.T) {
 }
 
 // TestAnyActionCancelsTheSearch: a key's action during the search stops
-// it there; the key's own action holds, the search sets nothing after.
+// it there; the key's own action holds, the search sets nothing after,
+// not even once the clock (a fake one) has passed every size's hold.
 func TestAnyActionCancelsTheSearch(t *testing.T) {
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 2 * time.Second})
+	clk := clock.NewFake(time.Now())
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 2 * time.Second, Clock: clk})
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +94,17 @@ func TestAnyActionCancelsTheSearch(t *testing.T) {
 	if q.Running || !q.Canceled || q.Fit != nil {
 		t.Errorf("search after a key: %+v", q)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Past the holds of all the sizes, a sample at a time: a search still
+	// running would have set the next size by now.
+	timeout := time.After(20 * time.Second)
+	for range len(q.Sizes)*int(time.Duration(q.Hold)/(20*time.Millisecond)) + 1 {
+		clk.Advance(20 * time.Millisecond) // newSession's Interval
+		select {
+		case <-s.Samples():
+		case <-timeout:
+			t.Fatal("no sample after the clock moved")
+		}
+	}
 	if w := s.Snapshot().Workers; w != 7 {
 		t.Errorf("workers %d after the cancel, want the key's 7", w)
 	}

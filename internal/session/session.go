@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/scenarios"
@@ -52,6 +53,13 @@ type Config struct {
 	// pool's workers (pool.SetPerTask; the u key toggles it).
 	PerTask   bool
 	Scenarios scenarios.Config
+	// Clock is the time the session's schedules run on: when a sample and
+	// a search step are due, a sample's Elapsed and dt, a size row's held
+	// time and the windows of its percentiles. It is passed on to the
+	// scenarios (Scenarios.Clock, unless set). nil is the wall clock
+	// (clock.Real); a test passes a *clock.Fake. The probes and the pool
+	// time their work on the real clock, always.
+	Clock clock.Clock
 	// Program, when not nil, makes the session watch a running program
 	// (its pool, its loop) instead of running Scenario; Workers, Scale,
 	// MaxQueue, PerTask and Scenarios are then ignored.
@@ -160,6 +168,10 @@ func New(c Config) (*Session, error) {
 	if c.Scale == 0 {
 		c.Scale = 1
 	}
+	c.Clock = clock.Or(c.Clock)
+	if c.Scenarios.Clock == nil {
+		c.Scenarios.Clock = c.Clock
+	}
 	switch {
 	case c.Interval < time.Millisecond:
 		return nil, fmt.Errorf("%w: interval %v is below 1ms", ErrConfig, c.Interval)
@@ -197,7 +209,7 @@ func New(c Config) (*Session, error) {
 
 	s := &Session{
 		cfg:         c,
-		start:       time.Now(),
+		start:       c.Clock.Now(),
 		loop:        probe.NewLoop(),
 		sys:         sysinfo.NewReader(),
 		scenName:    c.Scenario,
@@ -238,7 +250,7 @@ func New(c Config) (*Session, error) {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
 		s.gmpSource = "offtop"
 	}
-	s.sizes = newSizes(nil, s.counters, c.Resolution, c.Window)
+	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
 	post := s.loop.Post
 	if c.Program != nil && c.Program.Post != nil {
@@ -260,7 +272,7 @@ func New(c Config) (*Session, error) {
 		Sampling: Sampling{Interval: Millis(c.Interval), Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
 		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()},
 		Process:  Process{RSSBytes: -1, CPUPercent: -1}})
-	go s.run()
+	s.startSampler()
 	go s.control()
 	return s, nil
 }

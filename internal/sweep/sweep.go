@@ -616,7 +616,7 @@ func (r Result) Write(w io.Writer) error {
 			}),
 		}, cols...)
 	}
-	for _, k := range r.Columns {
+	for _, k := range r.tableKeys() {
 		cols = append(cols, figure(k, func(row Row) *float64 { return row.Extra[k] }))
 	}
 	cols = append(cols, col("answer", answer))
@@ -646,6 +646,19 @@ func (r Result) Write(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// tableKeys are the readout columns the table prints: r.Columns without
+// those that repeat a column already there (the JSON keeps them all):
+// the headline's own readout ("ping_p99_ms" beside "ping p99 ms", the
+// same histogram over the same run), and the worst Loop's p99, which is
+// the Loop p99 column's figure unless some row ran several Loops.
+func (r Result) tableKeys() []string {
+	twin := strings.ReplaceAll(scenarios.Headline(r.Scenario).Name, " ", "_") + "_p99_ms"
+	loops := slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Loops > 1 })
+	return slices.DeleteFunc(slices.Clone(r.Columns), func(k string) bool {
+		return k == twin || (k == "loop_worst_p99_ms" && !loops)
+	})
 }
 
 // spannedColumn is c with each cell followed by its runs' range.

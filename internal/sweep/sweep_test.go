@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,27 @@ func TestMachineLineSaysQuietOrBusy(t *testing.T) {
 	m.record(busy, false) // stopped before the second check
 	if got := m.Line(); !strings.Contains(got, "BUSY") || strings.Contains(got, "after") || m.RunDelayAfter != nil {
 		t.Errorf("stopped sweep: %q, after %v", got, m.RunDelayAfter)
+	}
+}
+
+// TestTableKeysDropTwins: the table leaves out the headline's own readout
+// and, unless a row ran several Loops, the worst Loop's p99 (each repeats
+// a column already printed); the JSON keeps every key.
+func TestTableKeysDropTwins(t *testing.T) {
+	cols := []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"}
+	r := Result{Scenario: "server", Columns: cols, Rows: []Row{{Workers: 1}}}
+	if got, want := r.tableKeys(), []string{"fast_rps", "fast_p99_ms", "slow_rps"}; !slices.Equal(got, want) {
+		t.Errorf("one Loop: %v, want %v", got, want)
+	}
+	r.Rows = append(r.Rows, Row{Workers: 0, Loops: 2})
+	if got, want := r.tableKeys(), []string{"fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"}; !slices.Equal(got, want) {
+		t.Errorf("two Loops: %v, want %v", got, want)
+	}
+	if !slices.Equal(r.Columns, cols) {
+		t.Errorf("tableKeys changed Columns: %v", r.Columns)
+	}
+	io := Result{Scenario: "io", Columns: []string{"capacity_per_s", "request_p99_ms"}}
+	if got := io.tableKeys(); !slices.Equal(got, []string{"capacity_per_s"}) {
+		t.Errorf("io: %v", got)
 	}
 }

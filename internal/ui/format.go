@@ -150,34 +150,45 @@ func appendBlock(out, block []string, n, w int) []string {
 // cellWidth is the cells s takes on screen, escape sequences aside
 // (ansi.StringWidth), remembered: most lines of a frame are the last
 // frame's, and measuring one walks its grapheme clusters, half the time
-// a frame took to format. widths is emptied when it holds maxWidths.
-func cellWidth(s string) int {
-	widths.mu.Lock()
-	n, ok := widths.m[s]
-	widths.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = ansi.StringWidth(s)
-	widths.mu.Lock()
-	if len(widths.m) >= maxWidths {
-		clear(widths.m)
-	}
-	widths.m[s] = n
-	widths.mu.Unlock()
-	return n
-}
+// a frame took to format.
+func cellWidth(s string) int { return widths.get(s, ansi.StringWidth) }
 
 // maxWidths bounds the strings cellWidth remembers: a few frames' lines
 // and cells.
 const maxWidths = 1024
 
-// widths is cellWidth's memory; mu guards m (Render may run on any
-// goroutine).
-var widths = struct {
-	mu sync.Mutex
-	m  map[string]int
-}{m: map[string]int{}}
+// widths is cellWidth's memory.
+var widths = newMemo[string, int](maxWidths)
+
+// memo remembers the results of a pure function, at most limit of them: it
+// is emptied when full. mu guards m (Render may run on any goroutine).
+type memo[K comparable, V any] struct {
+	mu    sync.Mutex
+	m     map[K]V
+	limit int
+}
+
+func newMemo[K comparable, V any](limit int) *memo[K, V] {
+	return &memo[K, V]{m: map[K]V{}, limit: limit}
+}
+
+// get is f(k), from memory when k was asked before; f runs unlocked.
+func (c *memo[K, V]) get(k K, f func(K) V) V {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f(k)
+	c.mu.Lock()
+	if len(c.m) >= c.limit {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+	return v
+}
 
 // fixedInt is n right-aligned in exactly w cells (w >= 4): whole when it
 // fits, else with an SI suffix (12k, 1.2M, 340G), so a figure's growth

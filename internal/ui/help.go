@@ -19,13 +19,27 @@ import (
 // space apart, and only then are the last ones left out, "? help" kept at
 // the end.
 func footer(w int, v viewState, attached bool) string {
+	return footers.get(footerKey{w: w, help: v.help, attached: attached}, footerFor)
+}
+
+// footerKey is what the footer depends on.
+type footerKey struct {
+	w              int
+	help, attached bool
+}
+
+// footers remembers the footer per width and mode: it is the same every
+// frame, and bubbles' help view formatting it was a fifth of a frame.
+var footers = newMemo[footerKey, string](64)
+
+func footerFor(k footerKey) string {
 	h := help.New()
 	h.Styles = helpStyles()
 	bs := DefaultKeyMap.ShortHelp()
 	switch {
-	case v.help:
+	case k.help:
 		bs = DefaultKeyMap.HelpShortHelp()
-	case attached:
+	case k.attached:
 		bs = DefaultKeyMap.AttachedShortHelp()
 	}
 	for _, try := range []struct {
@@ -33,7 +47,7 @@ func footer(w int, v viewState, attached bool) string {
 		sep string
 	}{{bs, "  "}, {compactHelp(bs), "  "}, {compactHelp(bs), " "}} {
 		h.ShortSeparator = try.sep
-		if out := h.ShortHelpView(try.bs); lipgloss.Width(out) <= w {
+		if out := h.ShortHelpView(try.bs); lipgloss.Width(out) <= k.w {
 			return out
 		}
 	}
@@ -45,7 +59,7 @@ func footer(w int, v viewState, attached bool) string {
 	}
 	h.ShortSeparator = " "
 	for len(bs) > 0 {
-		if out := h.ShortHelpView(append(slices.Clip(bs), last...)); lipgloss.Width(out) <= w {
+		if out := h.ShortHelpView(append(slices.Clip(bs), last...)); lipgloss.Width(out) <= k.w {
 			return out
 		}
 		bs = bs[:len(bs)-1]
@@ -69,11 +83,11 @@ func compactHelp(bs []key.Binding) []key.Binding {
 
 func helpStyles() help.Styles {
 	return help.Styles{
-		Ellipsis:       theme.Faint,
-		ShortKey:       theme.Bold,
+		Ellipsis:       theme.Faint.Style,
+		ShortKey:       theme.Bold.Style,
 		ShortDesc:      lipgloss.NewStyle(),
 		ShortSeparator: lipgloss.NewStyle(),
-		FullKey:        theme.Bold,
+		FullKey:        theme.Bold.Style,
 		FullDesc:       lipgloss.NewStyle(),
 		FullSeparator:  lipgloss.NewStyle(),
 	}

@@ -45,8 +45,10 @@ const (
 
 // Messages. Each Cmd returns one of these small named types.
 type (
-	// tickMsg asks for a sample; the model re-issues the tick on each.
-	tickMsg struct{}
+	// tickMsg is the sample read when the tick fired; the model takes it
+	// and re-issues the tick. One Cmd a sample, not a tick that asks for
+	// one: each Cmd costs the program a goroutine and a message.
+	tickMsg struct{ sample }
 	// sampleMsg carries a Snapshot read in a Cmd.
 	sampleMsg struct{ sample }
 	// appliedMsg is the outcome of Apply and the Snapshot read right after.
@@ -125,8 +127,10 @@ func (m Model) Init() tea.Cmd {
 	return safe(tea.Batch(m.sampleCmd(), m.tickCmd()))
 }
 
+// tickCmd reads a sample when interval has passed.
 func (m Model) tickCmd() tea.Cmd {
-	return tea.Tick(m.interval, func(time.Time) tea.Msg { return tickMsg{} })
+	f := m.f
+	return tea.Tick(m.interval, func(time.Time) tea.Msg { return tickMsg{f.read()} })
 }
 
 func (m Model) sampleCmd() tea.Cmd {
@@ -166,7 +170,8 @@ func (m Model) Update(msg tea.Msg) (next tea.Model, cmd tea.Cmd) {
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
-		return m, tea.Batch(m.sampleCmd(), m.tickCmd())
+		m.take(msg.sample)
+		return m, m.tickCmd()
 	case sampleMsg:
 		m.take(msg.sample)
 		return m, nil

@@ -280,27 +280,40 @@ func TestViewIsAltScreen(t *testing.T) {
 func TestInitAndTickSample(t *testing.T) {
 	f := newFake()
 	m := New(f, time.Millisecond)
-	for name, cmd := range map[string]tea.Cmd{"init": m.Init(), "tick": mustUpdate(t, m, tickMsg{})} {
-		batch, ok := cmd().(tea.BatchMsg)
-		if !ok {
-			t.Fatalf("%s: %T, want tea.BatchMsg", name, cmd())
-		}
-		var sampled, ticked bool
-		for _, c := range batch {
-			switch msg := c().(type) {
-			case sampleMsg:
-				sampled = true
-				next, _ := m.Update(msg)
-				if next.(Model).seq == 0 {
-					t.Errorf("%s: sample not taken", name)
-				}
-			case tickMsg:
-				ticked = true
+	batch, ok := m.Init()().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("init: %T, want tea.BatchMsg", m.Init()())
+	}
+	var sampled, ticked bool
+	for _, c := range batch {
+		switch msg := c().(type) {
+		case sampleMsg:
+			sampled = true
+			next, cmd := m.Update(msg)
+			if next.(Model).seq == 0 {
+				t.Error("init: sample not taken")
+			}
+			if cmd != nil {
+				t.Error("init: a sample asked for more")
+			}
+		case tickMsg:
+			ticked = true
+			// The tick carries its sample, taken, and asks for the next.
+			next, cmd := m.Update(msg)
+			if next.(Model).seq != msg.seq || msg.seq == 0 {
+				t.Errorf("tick: seq %d taken, the tick's %d", next.(Model).seq, msg.seq)
+			}
+			again, ok := cmd().(tickMsg)
+			if !ok {
+				t.Fatalf("tick: next %T, want tickMsg", cmd())
+			}
+			if again.seq <= msg.seq {
+				t.Errorf("next tick: seq %d after %d", again.seq, msg.seq)
 			}
 		}
-		if !sampled || !ticked {
-			t.Errorf("%s: sampled %v ticked %v", name, sampled, ticked)
-		}
+	}
+	if !sampled || !ticked {
+		t.Errorf("init: sampled %v ticked %v", sampled, ticked)
 	}
 }
 
@@ -437,7 +450,7 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	}
 	want("first", m)
 	first := m.last.content
-	next, _ := m.update(tickMsg{})
+	next, _ := m.update(tickMsg{sample{snap: a, seq: 1}})
 	m = next.(Model)
 	if m.View().Content != first || m.last.content != first {
 		t.Fatal("a tick changed the frame")

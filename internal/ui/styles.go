@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"charm.land/lipgloss/v2"
@@ -12,33 +13,68 @@ import (
 // place. Each colour comes with a mark or a word, so a monochrome screen
 // (NO_COLOR, an Ascii profile) reads the same.
 type Styles struct {
-	Bold, Faint lipgloss.Style
+	Bold, Faint Style
 	// OK, Warm and Hot colour the threshold bands (level).
-	OK, Warm, Hot lipgloss.Style
-	Pause, Err    lipgloss.Style
+	OK, Warm, Hot Style
+	Pause, Err    Style
 	// Title is a panel's title; Rule the line after it.
-	Title, Rule lipgloss.Style
+	Title, Rule Style
 	// Figure is the headline's figures; Current the row of the size in
 	// force; Best the best size's mark.
-	Figure, Current, Best lipgloss.Style
+	Figure, Current, Best Style
 }
 
 // DefaultStyles is offtop's theme.
 func DefaultStyles() Styles {
 	return Styles{
-		Bold:    lipgloss.NewStyle().Bold(true),
-		Faint:   lipgloss.NewStyle().Faint(true),
-		OK:      lipgloss.NewStyle().Foreground(lipgloss.Green),
-		Warm:    lipgloss.NewStyle().Foreground(lipgloss.Yellow),
-		Hot:     lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
-		Pause:   lipgloss.NewStyle().Reverse(true).Bold(true),
-		Err:     lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true),
-		Title:   lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan),
-		Rule:    lipgloss.NewStyle().Faint(true),
-		Figure:  lipgloss.NewStyle().Bold(true),
-		Current: lipgloss.NewStyle().Bold(true),
-		Best:    lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
+		Bold:    NewStyle(lipgloss.NewStyle().Bold(true)),
+		Faint:   NewStyle(lipgloss.NewStyle().Faint(true)),
+		OK:      NewStyle(lipgloss.NewStyle().Foreground(lipgloss.Green)),
+		Warm:    NewStyle(lipgloss.NewStyle().Foreground(lipgloss.Yellow)),
+		Hot:     NewStyle(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
+		Pause:   NewStyle(lipgloss.NewStyle().Reverse(true).Bold(true)),
+		Err:     NewStyle(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
+		Title:   NewStyle(lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan)),
+		Rule:    NewStyle(lipgloss.NewStyle().Faint(true)),
+		Figure:  NewStyle(lipgloss.NewStyle().Bold(true)),
+		Current: NewStyle(lipgloss.NewStyle().Bold(true)),
+		Best:    NewStyle(lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true)),
 	}
+}
+
+// Style is a lipgloss.Style that renders one line fast: lipgloss reads
+// each of its ~30 properties on every Render (a third of a frame's
+// formatting), while for a style that only sets attributes and colours a
+// line comes out as a fixed SGR prefix, the line and a fixed suffix. NewStyle
+// finds the two by rendering a marker once; Render uses them for text
+// with no line break, tab or carriage return, and lipgloss for the rest
+// or when the style does more (the marker does not come back whole).
+type Style struct {
+	lipgloss.Style
+	pre, post string
+	fast      bool
+}
+
+// styleMarker stands for the text when NewStyle renders the style once: a
+// private-use rune no style transforms.
+const styleMarker = "\uE000"
+
+// NewStyle wraps st for Render.
+func NewStyle(st lipgloss.Style) Style {
+	s := Style{Style: st}
+	if r := st.Render(styleMarker); strings.Count(r, styleMarker) == 1 {
+		s.pre, s.post, _ = strings.Cut(r, styleMarker)
+		s.fast = st.Render("a b") == s.pre+"a b"+s.post
+	}
+	return s
+}
+
+// Render is lipgloss's Render of str, the same bytes.
+func (s Style) Render(str string) string {
+	if !s.fast || strings.ContainsAny(str, "\n\r\t") {
+		return s.Style.Render(str)
+	}
+	return s.pre + str + s.post
 }
 
 // theme is the Styles the dashboard renders with.
@@ -73,7 +109,7 @@ func (l level) mark() string {
 	return " "
 }
 
-func (l level) style() lipgloss.Style {
+func (l level) style() Style {
 	switch l {
 	case 2:
 		return theme.Hot
