@@ -224,7 +224,7 @@ func TestAttachTUIDisconnected(t *testing.T) {
 	})
 	startService(t, listen)
 	back := time.Now()
-	tm.waitScreen("live figures again", 2*time.Second, func(s string) bool {
+	tm.waitScreen("live figures again", 6*time.Second, func(s string) bool {
 		return strings.Contains(s, "sizes tried") && !strings.Contains(s, "disconnected")
 	})
 	t.Logf("live again %v after the example said it serves", time.Since(back).Round(time.Millisecond))

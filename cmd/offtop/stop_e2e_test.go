@@ -110,70 +110,30 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 	}
 }
 
+// stopNotWaiting is the behaviour tier's bound on a stop: long enough for
+// a busy laptop under -race, far shorter than the work a stop must not
+// wait for (what is left of a 20s stall, minutes of login keys or crash
+// chains at scale 1000, a process left stopped forever). The issue's 2s
+// is a timing claim, judged on a quiet machine in the shape tier
+// (TestShapeStopsWithin2s).
+const stopNotWaiting = 8 * time.Second
+
 // TestStopEndsTheRun is issue 11's stop, over the built binary, headless:
 // the end of --duration ends a login or crash run at scale 1000 (whose
 // keys and chains take minutes) at once; SIGTERM at 3s into a 20s stall
-// exits 143 within 2s, the last JSON line's probe max holds the stall so
-// far, its counts add up and the stall is counted as cut; a sweep stopped
-// before its first row prints the machine line right and exits 143; a
-// second signal exits at once.
+// exits 143 without waiting for it, the last JSON line's probe max holds
+// the stall so far, its counts add up and the stall is counted as cut; a
+// sweep stopped before its first row prints the machine line right and
+// exits 143; a second signal exits at once.
 func TestStopEndsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 15s of real runs")
 	}
 	bin := buildBinary(t)
 	for _, scen := range []string{"login", "crash"} {
-		t.Run(scen+" scale 1000", func(t *testing.T) {
-			start := time.Now()
-			out, err := exec.Command(bin, "--headless", "--no-summary", "--scenario", scen, "--scale", "1000", "--duration", "2s").Output()
-			took := time.Since(start)
-			if err != nil {
-				t.Fatalf("exit %v", err)
-			}
-			// 2s of run, 2s of grace: a stop that waits for the work takes minutes.
-			if took > 4*time.Second {
-				t.Errorf("--duration 2s took %v", took)
-			}
-			last := lastLine(t, out)
-			if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
-				t.Errorf("last line's counts do not add up: %+v", last)
-			}
-		})
+		t.Run(scen+" scale 1000", func(t *testing.T) { stopAtDuration(t, bin, scen, 2*time.Second+stopNotWaiting) })
 	}
-	t.Run("stall SIGTERM", func(t *testing.T) {
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "--headless", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(3 * time.Second)
-		sent := time.Now()
-		cmd.Process.Signal(syscall.SIGTERM)
-		err := cmd.Wait()
-		took := time.Since(sent)
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
-			t.Errorf("exit %v, want 143", err)
-		}
-		// The stop itself takes milliseconds; 2s is the issue's bound.
-		if took > 2*time.Second {
-			t.Errorf("exit %v after SIGTERM", took)
-		}
-		last := lastLine(t, stdout.Bytes())
-		if last.Probe.Max == nil || *last.Probe.Max < 2500 {
-			t.Errorf("last line's probe max %v ms, want the stall so far (about 3000)", last.Probe.Max)
-		}
-		if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
-			t.Errorf("last line's counts do not add up: %+v", last)
-		}
-		if cut, _ := last.Extra["stalls_cut"].(float64); cut != 1 {
-			t.Errorf("stalls_cut %v, want 1", last.Extra["stalls_cut"])
-		}
-		if !strings.Contains(stderr.String(), "cut a Loop stall short after") {
-			t.Errorf("the summary does not say the stall was cut:\n%s", stderr.String())
-		}
-	})
+	t.Run("stall SIGTERM", func(t *testing.T) { stopStallOnTerm(t, bin, stopNotWaiting) })
 	t.Run("sweep SIGTERM before its first row", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		cmd := exec.Command(bin, "sweep", "--scenario", "count", "--duration", "5s")
@@ -193,26 +153,89 @@ func TestStopEndsTheRun(t *testing.T) {
 			t.Errorf("first line %q: want the machine line %q", first, want)
 		}
 	})
-	t.Run("second signal", func(t *testing.T) {
-		// Two signals back to back: the second comes while the run stops
-		// (or before the first is taken); either way the run exits 143
-		// at once and never waits on the stall.
-		var stderr bytes.Buffer
-		cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(1500 * time.Millisecond)
-		sent := time.Now()
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Process.Signal(syscall.SIGTERM)
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 143 || time.Since(sent) > 2*time.Second {
-			t.Errorf("exit %v after %v, want 143 within 2s; stderr %q", err, time.Since(sent), stderr.String())
-		}
-	})
+	t.Run("second signal", func(t *testing.T) { stopOnSecondSignal(t, bin, stopNotWaiting) })
+}
+
+// stopAtDuration runs scen at scale 1000 for --duration 2s headless and
+// fails if it took longer than within or its last line's counts do not
+// add up.
+func stopAtDuration(t *testing.T, bin, scen string, within time.Duration) {
+	t.Helper()
+	start := time.Now()
+	out, err := exec.Command(bin, "--headless", "--no-summary", "--scenario", scen, "--scale", "1000", "--duration", "2s").Output()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("exit %v", err)
+	}
+	t.Logf("--duration 2s at scale 1000: exit after %v", took)
+	if took > within {
+		t.Errorf("--duration 2s took %v, want at most %v", took, within)
+	}
+	last := lastLine(t, out)
+	if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
+		t.Errorf("last line's counts do not add up: %+v", last)
+	}
+}
+
+// stopStallOnTerm sends SIGTERM 3s into a 20s stall and checks the exit
+// (143, within within), the last line (the stall so far in the probe max,
+// counts adding up, the stall counted as cut) and the summary's word.
+func stopStallOnTerm(t *testing.T, bin string, within time.Duration) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("exit %v, want 143", err)
+	}
+	t.Logf("exit %v after SIGTERM", took)
+	if took > within {
+		t.Errorf("exit %v after SIGTERM, want at most %v", took, within)
+	}
+	last := lastLine(t, stdout.Bytes())
+	if last.Probe.Max == nil || *last.Probe.Max < 2500 {
+		t.Errorf("last line's probe max %v ms, want the stall so far (about 3000)", last.Probe.Max)
+	}
+	if last.Submitted != last.Completed+last.Failed+last.TimedOut+last.Running+last.QueueDepth {
+		t.Errorf("last line's counts do not add up: %+v", last)
+	}
+	if cut, _ := last.Extra["stalls_cut"].(float64); cut != 1 {
+		t.Errorf("stalls_cut %v, want 1", last.Extra["stalls_cut"])
+	}
+	if !strings.Contains(stderr.String(), "cut a Loop stall short after") {
+		t.Errorf("the summary does not say the stall was cut:\n%s", stderr.String())
+	}
+}
+
+// stopOnSecondSignal sends two SIGTERMs back to back into a 20s stall:
+// the second comes while the run stops (or before the first is taken);
+// either way the run exits 143 within within and never waits on the stall.
+func stopOnSecondSignal(t *testing.T, bin string, within time.Duration) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "20s", "--stall-every", "20s")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 || time.Since(sent) > within {
+		t.Errorf("exit %v after %v, want 143 within %v; stderr %q", err, time.Since(sent), within, stderr.String())
+	}
 }
 
 // stopLine is what TestStopEndsTheRun reads of a JSON line.
@@ -330,10 +353,17 @@ func dashboardInShell(t *testing.T, args ...string) (*tmux, int) {
 
 // TestStopSignalWinsOverSuspension: a dashboard suspended with ctrl+z in
 // an interactive shell (job control: the shell takes the terminal) and
-// then sent SIGTERM and SIGCONT, as kill %1 does, ends within 2s of the
-// SIGCONT with status 143 instead of stopping itself again in the
-// background, and leaves the alternate screen off.
-func TestStopSignalWinsOverSuspension(t *testing.T) {
+// then sent SIGTERM and SIGCONT, as kill %1 does, ends after the SIGCONT
+// with status 143 instead of stopping itself again in the background, and
+// leaves the alternate screen off (within stopNotWaiting here; 2s in
+// TestShapeStopsWithin2s).
+func TestStopSignalWinsOverSuspension(t *testing.T) { stopSuspendedOnTerm(t, stopNotWaiting) }
+
+// stopSuspendedOnTerm suspends the dashboard with ctrl+z, sends SIGTERM
+// then SIGCONT, and wants the exit within within, 143 in the shell's
+// report and the alternate screen off.
+func stopSuspendedOnTerm(t *testing.T, within time.Duration) {
+	t.Helper()
 	tm, pid := dashboardInShell(t, "--scenario", "count", "--workers", "1")
 	tm.run("send-keys", "C-z")
 	waitFor(t, "stopped, alternate screen off", 5*time.Second, func() bool {
@@ -345,10 +375,12 @@ func TestStopSignalWinsOverSuspension(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "exit after SIGTERM, SIGCONT", 2*time.Second, func() bool {
+	sent := time.Now()
+	waitFor(t, "exit after SIGTERM, SIGCONT", within, func() bool {
 		st := procState(pid)
 		return st == "" || st == "Z"
 	})
+	t.Logf("exit %v after SIGTERM, SIGCONT", time.Since(sent).Round(time.Millisecond))
 	tm.run("send-keys", "jobs", "Enter")
 	s := tm.waitScreen("the shell's report", 5*time.Second, func(s string) bool { return strings.Contains(s, "Exit 143") })
 	if on := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); on != "0" {
