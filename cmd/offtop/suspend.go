@@ -38,8 +38,11 @@ import (
 // pending when the process is continued (kill %1 sends SIGTERM then
 // SIGCONT; so does kill -TERM $pid; kill -CONT $pid) ends the stopping
 // loop at once, in the background too, and the run ends as that signal
-// says, the terminal left as the suspension restored it. One received
-// before a suspension cancels it.
+// says, the terminal left as the suspension restored it: nothing is drawn
+// after the suspension left the alternate screen (see termGate). So does
+// any quit that comes from the suspension until the dashboard is drawn
+// again (the end of --duration, a q from --keys): it is held and ends the
+// run at the resume. One received before a suspension cancels it.
 type suspender struct {
 	p    *tea.Program
 	tty  int // fd of the terminal, for its foreground process group; -1 unknown
@@ -49,8 +52,10 @@ type suspender struct {
 	done chan struct{}
 	out  *drawnFile // the Program's output, its writes counted; nil when not a file
 
+	gate     termGate
 	quitting atomic.Bool               // a stop signal came: suspend no more
 	ended    atomic.Pointer[os.Signal] // the stop signal that ended a suspension
+	killed   atomic.Bool               // the suspender ended the program (end)
 
 	mu      sync.Mutex
 	n       int           // suspensions
@@ -99,7 +104,8 @@ func (s *suspender) stop() {
 	signal.Stop(s.quit)
 }
 
-// stopPending reports whether a stop signal has come, now or before.
+// stopPending reports whether a stop signal has come, now or before, or
+// the gate holds a quit.
 func (s *suspender) stopPending() bool {
 	select {
 	case sg := <-s.quit:
@@ -107,7 +113,7 @@ func (s *suspender) stopPending() bool {
 		s.ended.CompareAndSwap(nil, &sg)
 	default:
 	}
-	return s.quitting.Load()
+	return s.quitting.Load() || s.gate.held()
 }
 
 func (s *suspender) loop() {
@@ -128,12 +134,32 @@ func (s *suspender) loop() {
 	}
 }
 
-// suspend restores the terminal, stops the process group and, once
-// continued in the foreground, takes the terminal back.
+// suspend restores the terminal, stops the process and, once continued
+// in the foreground, takes the terminal back. A stop that comes meanwhile
+// (a stop signal, or a quit the gate held) ends the program with Kill,
+// whatever state the terminal is in: Kill draws no last frame and leaves
+// the terminal restored.
 func (s *suspender) suspend() {
-	if err := s.p.ReleaseTerminal(); err != nil {
+	if !s.gate.release() {
+		return // a quit went through: the program is stopping
+	}
+	if err := s.p.ReleaseTerminal(); err == nil {
+		s.stopUntilForeground()
+	}
+	if s.stopPending() {
+		s.end()
 		return
 	}
+	s.restore()
+	if s.gate.reclaim(s.stopPending()) {
+		s.end()
+	}
+}
+
+// stopUntilForeground stops the process until it is continued as the
+// terminal's foreground, or continued with a stop pending, and counts the
+// time stopped.
+func (s *suspender) stopUntilForeground() {
 	from := time.Now()
 	cont := make(chan os.Signal, 1)
 	signal.Notify(cont, syscall.SIGCONT)
@@ -147,10 +173,7 @@ func (s *suspender) suspend() {
 		// The os/signal loop hands out pending signals in number order,
 		// SIGHUP, SIGINT and SIGTERM before SIGCONT: one sent before the
 		// SIGCONT is on quit by now.
-		if s.stopPending() {
-			break
-		}
-		if s.foreground() {
+		if s.stopPending() || s.foreground() {
 			break
 		}
 	}
@@ -159,17 +182,17 @@ func (s *suspender) suspend() {
 	s.n++
 	s.stopped += time.Since(from)
 	s.mu.Unlock()
-	if s.stopPending() {
-		// The run ends; the terminal stays as ReleaseTerminal left it.
-		// Kill, not Quit: Quit draws a last frame, here over the shell.
-		// Bubble Tea sets the terminal's modes again as it stops: from
-		// the background that raises SIGTTOU, which would stop the
-		// process once more.
-		signal.Ignore(syscall.SIGTTOU)
-		s.p.Kill()
-		return
-	}
-	s.restore()
+}
+
+// end ends the program for a stop that came while the gate was released:
+// Kill, not Quit, as Quit draws a last frame, over the shell's screen when
+// the terminal is released. Bubble Tea sets the terminal's modes again as
+// it stops: from the background that raises SIGTTOU, which would stop the
+// process once more.
+func (s *suspender) end() {
+	signal.Ignore(syscall.SIGTTOU)
+	s.killed.Store(true)
+	s.p.Kill()
 }
 
 // redrawWait is how long a resume waits for the dashboard's first write
@@ -228,14 +251,29 @@ func (s *suspender) foreground() bool {
 }
 
 // filter is the Program's message filter: ctrl+z asks for a suspension
-// instead of reaching the dashboard.
+// instead of reaching the dashboard; a quit (q, --duration, the first
+// stop signal: every graceful end passes here as a tea.QuitMsg) goes
+// through only while the dashboard holds the terminal, and is held for
+// the suspender while a suspension has it (termGate).
 func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
-	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "ctrl+z" {
-		s.ask()
-		return nil
+	switch m := msg.(type) {
+	case tea.KeyPressMsg:
+		if m.String() == "ctrl+z" {
+			s.ask()
+			return nil
+		}
+	case tea.QuitMsg:
+		if !s.gate.quit() {
+			return nil
+		}
 	}
 	return msg
 }
+
+// endedRun reports whether the suspender ended the program (Kill, for a
+// stop that came while it had the terminal): Run's ErrProgramKilled is
+// then a stop as asked, not an error.
+func (s *suspender) endedRun() bool { return s.killed.Load() }
 
 // endedBy is the stop signal that ended the run while it was suspended;
 // nil when none did.
@@ -257,4 +295,68 @@ func (s *suspender) note(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "suspended %dx, %.1fs in all: the probe read it as Loop lateness (its max, and the corrected p99 of the size in force)\n", n, d.Seconds())
 	return err
+}
+
+// termGate decides who ends the program while a suspension has the
+// terminal. Bubble Tea's graceful quit draws a last frame as it stops,
+// whatever the terminal shows: with the terminal released (the alternate
+// screen left, the shell's screen back) that frame lands on the normal
+// screen and the summary is printed over it. So from the moment a
+// suspension takes the terminal until the dashboard is drawn again, every
+// quit is held and left to the suspender, which ends the program without
+// a frame; and a quit already let through keeps a suspension from
+// starting. Its methods are safe for concurrent use and never block on
+// the program.
+type termGate struct {
+	mu       sync.Mutex
+	released bool // a suspension has the terminal
+	through  bool // a quit went through: the program is stopping
+	heldQuit bool // a quit came while released: the suspender ends the run
+}
+
+// release takes the terminal for a suspension; false when the program is
+// ending (a quit went through, or one is held), and then nothing changes.
+func (g *termGate) release() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.through || g.heldQuit {
+		return false
+	}
+	g.released = true
+	return true
+}
+
+// quit is the word on a quit: true lets it through (the dashboard holds
+// the terminal; Bubble Tea ends with its last frame on the alternate
+// screen), false holds it for the suspender (the terminal is released).
+func (g *termGate) quit() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		g.heldQuit = true
+		return false
+	}
+	g.through = true
+	return true
+}
+
+// held reports whether a quit is held for the suspender.
+func (g *termGate) held() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.heldQuit
+}
+
+// reclaim ends a suspension: it hands the terminal back to the dashboard
+// (quits go through again) unless stop (a stop the suspender saw) is true
+// or a quit is held, and then reports true: the suspender must end the
+// program, the gate still released so that no quit goes through.
+func (g *termGate) reclaim(stop bool) (end bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if stop || g.heldQuit {
+		return true
+	}
+	g.released = false
+	return false
 }

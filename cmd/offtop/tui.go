@@ -110,10 +110,13 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 
 	_, err = p.Run()
 	ended.Store(true)
-	if sg := sus.endedBy(); sg != nil {
-		// A stop signal ended a suspension: the suspender killed the
-		// program, perhaps before the handler above saw the signal.
-		got.CompareAndSwap(nil, &sg)
+	if sus.endedRun() {
+		// A stop came while suspended: the suspender killed the program
+		// (no last frame over the shell), perhaps before the handler
+		// above saw the signal.
+		if sg := sus.endedBy(); sg != nil {
+			got.CompareAndSwap(nil, &sg)
+		}
 		err = nil
 	}
 	if cr.isCrashed() {
