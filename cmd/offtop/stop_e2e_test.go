@@ -337,15 +337,7 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 // offtop's pid. It skips without tmux or bash.
 func dashboardInShell(t *testing.T, args ...string) (*tmux, int) {
 	t.Helper()
-	bin := buildBinary(t)
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash for job control")
-	}
-	tm := newTmux(t, 100, 30, "bash --norc --noprofile -i")
-	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm, bin, pane := jobShell(t)
 	tm.run("send-keys", bin+" "+strings.Join(args, " "), "Enter")
 	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool { return strings.Contains(s, "sizes tried") })
 	return tm, childOf(t, pane)
@@ -411,4 +403,86 @@ func TestResumeRedrawsEveryTime(t *testing.T) {
 	}
 	tm.run("send-keys", "q")
 	tm.waitScreen("the summary", 5*time.Second, func(s string) bool { return strings.Contains(s, "suspended 10x") })
+}
+
+// jobShell starts an interactive bash (job control) in a 100x30 tmux
+// pane and returns the pane, the offtop binary and the pane's pid (the
+// shell's: offtop is its child). It skips without tmux or bash.
+func jobShell(t *testing.T) (tm *tmux, bin string, pane int) {
+	t.Helper()
+	bin = buildBinary(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for job control")
+	}
+	tm = newTmux(t, 100, 30, "bash --norc --noprofile -i")
+	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm, bin, pane
+}
+
+// TestStopAtResumeDrawsNothing: ctrl+z in an interactive shell, then
+// kill -INT %1 (the signal waits for the resume) or kill -TERM %1 (bash
+// continues the job at once, in the background), then fg, ten times: each
+// run exits as its signal says, the alternate screen off and no dashboard
+// text left on the normal screen (the summary printed over the last
+// frame). Bubble Tea's graceful quit drew its last frame after the
+// suspension had left the alternate screen, about one stop in seven.
+func TestStopAtResumeDrawsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten real runs in tmux")
+	}
+	tm, bin, pane := jobShell(t)
+	altOn := func() string { return strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) }
+	dashboardText := []string{"sizes tried", "? help", "q quit", "loop and workers"}
+	for i := range 10 {
+		sig, want := "INT", "EXIT=130"
+		if i%2 == 1 {
+			sig, want = "TERM", "EXIT=143"
+		}
+		round := fmt.Sprintf("round %d (kill -%s %%1)", i, sig)
+		tm.run("send-keys", "clear; "+bin+" --scenario count --workers 1", "Enter")
+		tm.waitScreen(round+": dashboard", 10*time.Second, func(s string) bool {
+			return altOn() == "1" && strings.Contains(s, "sizes tried")
+		})
+		pid := childOf(t, pane)
+		tm.run("send-keys", "C-z")
+		waitFor(t, round+": stopped, alternate screen off", 5*time.Second, func() bool {
+			return procState(pid) == "T" && altOn() == "0"
+		})
+		// The job may be gone before fg runs (kill -TERM continues it):
+		// bash then says so and fg's status is 1; the job's own status is
+		// in bash's notice.
+		tm.run("send-keys", "kill -"+sig+" %1; fg; echo EXIT=$?", "Enter")
+		s := tm.waitScreen(round+": exit", stopNotWaiting, func(s string) bool { return exitLine(s) != "" })
+		if sig == "TERM" && strings.Contains(s, "job has terminated") {
+			want = "EXIT=1"
+		}
+		if got := exitLine(s); got != want {
+			t.Errorf("%s: %s, want %s:\n%s", round, got, want, s)
+		}
+		if on := altOn(); on != "0" {
+			t.Errorf("%s: alternate screen on after the exit:\n%s", round, s)
+		}
+		if !strings.Contains(s, "offtop ran") {
+			t.Errorf("%s: no summary:\n%s", round, s)
+		}
+		for _, d := range dashboardText {
+			if strings.Contains(s, d) {
+				t.Fatalf("%s: %q from the dashboard on the normal screen after the exit:\n%s", round, d, s)
+			}
+		}
+	}
+}
+
+// exitLine is the pane's line that starts with "EXIT=" (the shell's echo
+// of a status, not the command that asks for it); "" when none.
+func exitLine(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "EXIT=") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }

@@ -53,9 +53,9 @@ type suspender struct {
 	out  *drawnFile // the Program's output, its writes counted; nil when not a file
 
 	gate     termGate
-	quitting atomic.Bool               // a stop signal came: suspend no more
-	ended    atomic.Pointer[os.Signal] // the stop signal that ended a suspension
+	signaled atomic.Pointer[os.Signal] // the first stop signal: suspend no more
 	killed   atomic.Bool               // the suspender ended the program (end)
+	killedBy atomic.Pointer[os.Signal] // the stop signal it ended it for; nil for a held quit
 
 	mu      sync.Mutex
 	n       int           // suspensions
@@ -109,11 +109,10 @@ func (s *suspender) stop() {
 func (s *suspender) stopPending() bool {
 	select {
 	case sg := <-s.quit:
-		s.quitting.Store(true)
-		s.ended.CompareAndSwap(nil, &sg)
+		s.signaled.CompareAndSwap(nil, &sg)
 	default:
 	}
-	return s.quitting.Load() || s.gate.held()
+	return s.signaled.Load() != nil || s.gate.held()
 }
 
 func (s *suspender) loop() {
@@ -124,8 +123,7 @@ func (s *suspender) loop() {
 		case <-s.tstp:
 		case <-s.want:
 		case sg := <-s.quit:
-			s.quitting.Store(true)
-			s.ended.CompareAndSwap(nil, &sg)
+			s.signaled.CompareAndSwap(nil, &sg)
 			continue
 		}
 		if !s.stopPending() {
@@ -191,6 +189,7 @@ func (s *suspender) stopUntilForeground() {
 // process once more.
 func (s *suspender) end() {
 	signal.Ignore(syscall.SIGTTOU)
+	s.killedBy.Store(s.signaled.Load())
 	s.killed.Store(true)
 	s.p.Kill()
 }
@@ -275,10 +274,15 @@ func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 // then a stop as asked, not an error.
 func (s *suspender) endedRun() bool { return s.killed.Load() }
 
-// endedBy is the stop signal that ended the run while it was suspended;
-// nil when none did.
+// endedBy is the stop signal the suspender ended the program for; nil
+// when it did not end it, or ended it for a held quit. The run's own
+// handler gets the same signal, perhaps only after the program has ended:
+// it is then this one, not a second.
 func (s *suspender) endedBy() os.Signal {
-	if sg := s.ended.Load(); sg != nil && s.quitting.Load() {
+	if !s.killed.Load() {
+		return nil
+	}
+	if sg := s.killedBy.Load(); sg != nil {
 		return *sg
 	}
 	return nil

@@ -83,14 +83,16 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	var ended atomic.Bool // the dashboard has closed; the session is closing
 	crash.Go(func() {
 		// The first signal stops and restores; a second, or one after the
-		// dashboard has closed (a slow Close), exits at once.
+		// dashboard has closed (a slow Close), exits at once. The signal
+		// the suspender ended the program for is the first, however late
+		// it comes here.
 		first := true
 		for {
 			select {
 			case <-stop:
 				return
 			case sg := <-sig:
-				if first && !ended.Load() {
+				if first && (!ended.Load() || sus.endedBy() != nil) {
 					first = false
 					got.Store(&sg)
 					p.Quit()
