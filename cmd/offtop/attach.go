@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/remote"
@@ -24,7 +25,7 @@ const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go p
 flags:
   --token T           the agent's control token (default: read the token file the agent names)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q" (see offtop --help)
+  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
   --duration D        stop after D (default: run until q)
   --interval D        redraw period (default 250ms; the agent samples at its own)
   --no-summary        print no summary at the end
@@ -90,6 +91,12 @@ func parseAttach(args []string) (options, string, error) {
 	if err != nil {
 		return o, "", usagef("attach: --keys: %v", err)
 	}
+	for i, s := range steps {
+		if !attachedKey(s.Key) {
+			return o, "", usagef("attach: --keys: %s is not available attached (it drives offtop's own scenarios; attached: %s): step %d %s",
+				s.Key, strings.Join(attachedKeys(), " "), i+1, quote(formatKeys(steps[i:i+1])))
+		}
+	}
 	o.keys = steps
 	o.attach = &attachOptions{addr: addr}
 	return o, *token, nil
@@ -132,6 +139,27 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		return cr.fail()
 	}
 	return exitCode(err, stderr)
+}
+
+// attachedKey reports whether an attached run does something with key k
+// (one of ui.Keys): a key the dashboard keeps to itself (d, ?), quit, or
+// an Action the agent applies (session.ProgramActions). The scenarios'
+// keys (tab, space, [ ], u and the knobs) are not.
+func attachedKey(k string) bool {
+	a, quit, ok := ui.ActionFor(k)
+	return !ok || quit || session.ProgramActions(a.Kind)
+}
+
+// attachedKeys are the keys of ui.Keys an attached run does something
+// with, in ui.Keys' order.
+func attachedKeys() []string {
+	var ks []string
+	for _, k := range ui.Keys() {
+		if attachedKey(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // scriptControls reports whether a --keys script sends an action (a key

@@ -67,6 +67,7 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 		{"underscored jobs", []string{"--jobs", "1_0"}, false, 2, []string{`--jobs: not a whole number: "1_0"`}},
 		{"window below the probe", []string{"--headless", "--interval", "1ms", "--window", "1ms", "--resolution", "1ms"}, false, 2, []string{"--window: shorter than 5 probe periods"}},
 		{"interval below the probe", []string{"--headless", "--interval", "1ms", "--window", "1ms"}, false, 2, []string{"--interval: shorter than the probe's --resolution 10ms"}},
+		{"attach scenario key", []string{"attach", "127.0.0.1:17171", "--headless", "--duration", "4s", "--keys", "1s:3 2s:tab 3s:l"}, false, 2, []string{"attach: --keys: tab is not available attached (", `: step 2 "2s:tab"`}},
 		{"bool flag", []string{"--headless=maybe"}, false, 2, []string{"--headless: not true or false: ", `"maybe"`}},
 		{"sweep bool flag", []string{"sweep", "--json=maybe"}, false, 2, []string{"--json: not true or false: "}},
 		{"unknown flag", []string{"-nope"}, false, 2, []string{`unknown flag: "--nope"`}},
