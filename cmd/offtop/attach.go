@@ -87,6 +87,17 @@ func parseAttach(args []string) (options, string, error) {
 	case o.session.Interval < time.Millisecond || o.session.Interval > time.Minute:
 		return o, "", usagef("attach: --interval: out of range 1ms..1m: %v", o.session.Interval)
 	}
+	if _, err := remote.BaseURL(addr); err != nil {
+		return o, "", usagef("attach: %v: %s", err, quote(addr))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["token"] && *token == "" {
+		return o, "", usagef("attach: --token: empty (leave it out to read the token file the agent names)")
+	}
+	if seen["keys"] && *keys == "" {
+		return o, "", usagef("attach: --keys: empty (leave it out to type the keys)")
+	}
 	steps, err := parseKeys(*keys)
 	if err != nil {
 		return o, "", usagef("attach: --keys: %v", err)
@@ -114,20 +125,23 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		fmt.Fprintf(stderr, "offtop: %v\n%s\n", err, attachShortUsage)
 		return exitUsage
 	}
-	if !o.headless && !isTerminal(stdout) {
-		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
-		return exitUsage
-	}
+	// The address and the flags first, the terminal last: an attach that
+	// could not run anyway says why, not only that stdout is no terminal.
 	c, err := remote.Dial(o.attach.addr, remote.Options{Token: token})
 	if err != nil {
-		return exitCode(usagef("attach %s: %v", quote(o.attach.addr), err), stderr)
+		return exitCode(usagef("attach: %v", err), stderr)
 	}
 	o.attach.client = c
 	if scriptControls(o.keys) {
 		if err := c.CheckControl(); err != nil {
 			c.Close()
-			return exitCode(usagef("attach %s: --keys: %v", quote(o.attach.addr), err), stderr)
+			return exitCode(usagef("attach: --keys: %v", err), stderr)
 		}
+	}
+	if !o.headless && !isTerminal(stdout) {
+		c.Close()
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
 	}
 	o.session.Scenario = c.Snapshot().Scenario
 	if o.headless {

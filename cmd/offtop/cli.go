@@ -328,7 +328,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if len(args) > 0 && args[0] == "scenarios" {
 		if len(args) > 1 {
-			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n", oneLine(quote(args[1])))
+			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n%s\n", oneLine(quote(args[1])), shortUsage)
 			return exitUsage
 		}
 		var b strings.Builder

@@ -152,8 +152,10 @@ func sweepWorkersReason(err error) string {
 	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrWorkers.Error()), ": ")
 }
 
+// sweepShortUsage follows a sweep's usage error.
+const sweepShortUsage = "usage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]"
+
 func sweepUsageError(stderr io.Writer, msg string) int {
-	msg = oneLine(msg)
-	fmt.Fprintf(stderr, "offtop sweep: %s\nusage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]\n", msg)
+	fmt.Fprintf(stderr, "offtop sweep: %s\n%s\n", oneLine(msg), sweepShortUsage)
 	return exitUsage
 }
