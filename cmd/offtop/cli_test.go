@@ -121,3 +121,22 @@ func TestBadInputHasTheUsageLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationReason tells a duration too long for time.Duration from
+// text that is no duration (time.ParseDuration says "invalid duration"
+// for both).
+func TestDurationReason(t *testing.T) {
+	for v, overflow := range map[string]bool{
+		"99999999999h": true, "-99999999999h": true, "9223372037s": true, "2562048h": true,
+		"1h99999999999m": true, ".5h9999999999999999999ns": true,
+		"": false, "1": false, "abc": false, "1.5.5s": false, "1x": false, "h": false, "--1s": false, "1e3s": false,
+	} {
+		if _, err := time.ParseDuration(v); err == nil {
+			t.Fatalf("%q parses: not a case", v)
+		}
+		got := durationReason(v)
+		if strings.HasPrefix(got, "out of range") != overflow {
+			t.Errorf("durationReason(%q) = %q, overflow %v", v, got, overflow)
+		}
+	}
+}
