@@ -39,7 +39,9 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     both)
   --per-task        run every size twice: on the pool, then a goroutine per task
   --split, --jobs, --payload, --listen   as for offtop (offtop --help)
-  --json            print the result as one JSON object instead of a table
+  --json            print the result as one JSON object instead of a table;
+                    "interrupted": true when a signal stopped the sweep before
+                    its last run ("rows": the sizes with a finished run), else false
 progress goes to stderr, the table to stdout
 ` + sweepColumns
 
