@@ -549,3 +549,19 @@ func oneSpace(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestMetersTitleKeepsThroughput: the meters' title keeps "tasks/s" whole
+// in a column of a two-column screen (72 wide at 120x40 cut it to "24…"),
+// shortening its name instead, and keeps "loop and workers" where it fits.
+func TestMetersTitleKeepsThroughput(t *testing.T) {
+	s := richSnapshot()
+	for _, w := range []int{70, 72, 80, 100} {
+		head := ansi.Strip(metersPanel(s, w, 2)[0])
+		if !strings.Contains(head, " tasks/s") || strings.Contains(head, "…") {
+			t.Errorf("width %d: %q", w, head)
+		}
+		if full := w >= 80; full != strings.HasPrefix(head, "loop and workers") {
+			t.Errorf("width %d: title %q", w, head)
+		}
+	}
+}
