@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/remote"
@@ -24,7 +25,7 @@ const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go p
 flags:
   --token T           the agent's control token (default: read the token file the agent names)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q" (see offtop --help)
+  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
   --duration D        stop after D (default: run until q)
   --interval D        redraw period (default 250ms; the agent samples at its own)
   --no-summary        print no summary at the end
@@ -86,9 +87,26 @@ func parseAttach(args []string) (options, string, error) {
 	case o.session.Interval < time.Millisecond || o.session.Interval > time.Minute:
 		return o, "", usagef("attach: --interval: out of range 1ms..1m: %v", o.session.Interval)
 	}
+	if _, err := remote.BaseURL(addr); err != nil {
+		return o, "", usagef("attach: %v: %s", err, quote(addr))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["token"] && *token == "" {
+		return o, "", usagef("attach: --token: empty (leave it out to read the token file the agent names)")
+	}
+	if seen["keys"] && *keys == "" {
+		return o, "", usagef("attach: --keys: empty (leave it out to type the keys)")
+	}
 	steps, err := parseKeys(*keys)
 	if err != nil {
 		return o, "", usagef("attach: --keys: %v", err)
+	}
+	for i, s := range steps {
+		if !attachedKey(s.Key) {
+			return o, "", usagef("attach: --keys: %s is not available attached (it drives offtop's own scenarios; attached: %s): step %d %s",
+				s.Key, strings.Join(attachedKeys(), " "), i+1, quote(formatKeys(steps[i:i+1])))
+		}
 	}
 	o.keys = steps
 	o.attach = &attachOptions{addr: addr}
@@ -107,20 +125,23 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		fmt.Fprintf(stderr, "offtop: %v\n%s\n", err, attachShortUsage)
 		return exitUsage
 	}
-	if !o.headless && !isTerminal(stdout) {
-		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
-		return exitUsage
-	}
+	// The address and the flags first, the terminal last: an attach that
+	// could not run anyway says why, not only that stdout is no terminal.
 	c, err := remote.Dial(o.attach.addr, remote.Options{Token: token})
 	if err != nil {
-		return exitCode(usagef("attach %s: %v", quote(o.attach.addr), err), stderr)
+		return exitCode(usagef("attach: %v", err), stderr)
 	}
 	o.attach.client = c
 	if scriptControls(o.keys) {
 		if err := c.CheckControl(); err != nil {
 			c.Close()
-			return exitCode(usagef("attach %s: --keys: %v", quote(o.attach.addr), err), stderr)
+			return exitCode(usagef("attach: --keys: %v", err), stderr)
 		}
+	}
+	if !o.headless && !isTerminal(stdout) {
+		c.Close()
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
 	}
 	o.session.Scenario = c.Snapshot().Scenario
 	if o.headless {
@@ -132,6 +153,27 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		return cr.fail()
 	}
 	return exitCode(err, stderr)
+}
+
+// attachedKey reports whether an attached run does something with key k
+// (one of ui.Keys): a key the dashboard keeps to itself (d, ?), quit, or
+// an Action the agent applies (session.ProgramActions). The scenarios'
+// keys (tab, space, [ ], u and the knobs) are not.
+func attachedKey(k string) bool {
+	a, quit, ok := ui.ActionFor(k)
+	return !ok || quit || session.ProgramActions(a.Kind)
+}
+
+// attachedKeys are the keys of ui.Keys an attached run does something
+// with, in ui.Keys' order.
+func attachedKeys() []string {
+	var ks []string
+	for _, k := range ui.Keys() {
+		if attachedKey(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // scriptControls reports whether a --keys script sends an action (a key

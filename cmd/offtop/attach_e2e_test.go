@@ -247,3 +247,66 @@ func TestServiceRefusesNonLoopback(t *testing.T) {
 		t.Fatalf("--listen 0.0.0.0:0: %v\n%s", err, out)
 	}
 }
+
+// TestServiceNoAgentSaysSo: with --no-agent the example says it runs no
+// agent, never where one would be nor to attach to it, and indeed serves
+// none.
+func TestServiceNoAgentSaysSo(t *testing.T) {
+	cmd := exec.Command(buildService(t), "--listen", "127.0.0.1:0", "--load", "0", "--no-agent")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var said []string
+	var addr string
+	for addr == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the example ended before it said where it serves:\n%s", strings.Join(said, "\n"))
+			}
+			said = append(said, l)
+			if m := servingRE.FindStringSubmatch(l); m != nil {
+				addr = m[1]
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the example did not say where it serves within 10s:\n%s", strings.Join(said, "\n"))
+		}
+	}
+	// Lines said after the serving one would come at once; give them a moment.
+	for done := time.After(300 * time.Millisecond); ; {
+		select {
+		case l, ok := <-lines:
+			if ok {
+				said = append(said, l)
+				continue
+			}
+		case <-done:
+		}
+		break
+	}
+	out := strings.Join(said, "\n")
+	if !strings.Contains(out, "no offtop agent") || strings.Contains(out, "agent at") || strings.Contains(out, "offtop attach "+addr) {
+		t.Errorf("--no-agent: want it to say there is no agent, and nothing to attach to:\n%s", out)
+	}
+	resp, err := http.Get("http://" + addr + "/debug/offtop/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("--no-agent: /debug/offtop/ answers %s, want 404", resp.Status)
+	}
+}

@@ -42,3 +42,25 @@ func TestParseAttach(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachKeysRefusesScenarioKeys: a --keys script for attach takes
+// only what an attached run does (the pool, GOMAXPROCS, reset, auto, the
+// view, quit); a scenario's key is refused before the run, naming the
+// key and its step, never sent to do nothing.
+func TestAttachKeysRefusesScenarioKeys(t *testing.T) {
+	for _, k := range []string{"tab", "space", "[", "]", "u", "l", "L", "s", "S", "c", "p", "o"} {
+		_, _, err := parseAttach([]string{"a:1", "--keys", "1s:3 2s:" + k})
+		want := "attach: --keys: " + k + " is not available attached ("
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), `: step 2 "2s:`+k+`"`) {
+			t.Errorf("--keys 2s:%s: %v, want %q... step 2", k, err, want)
+		}
+	}
+	for _, k := range []string{"+", "-", "up", "down", "0", "9", "a", "r", "g", "G", "=", "d", "?", "q", "ctrl+c"} {
+		if _, _, err := parseAttach([]string{"a:1", "--keys", "1s:" + k}); err != nil {
+			t.Errorf("--keys 1s:%s: %v", k, err)
+		}
+	}
+	if ks := strings.Join(attachedKeys(), " "); strings.Contains(ks, "tab") || !strings.Contains(ks, "G =") {
+		t.Errorf("attachedKeys: %s", ks)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -182,13 +184,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	case c.Resolution < 100*time.Microsecond || c.Resolution > time.Second:
 		return o, usagef("--resolution: out of range 100us..1s: %v", c.Resolution)
 	case c.Interval < c.Resolution:
-		return o, usagef("--interval: shorter than the probe's --resolution %v, so samples would come faster than the probe reads the Loop: %v",
-			c.Resolution, c.Interval)
+		return o, tooShort("interval", seen, c.Interval, c.Resolution,
+			fmt.Sprintf("the probe's --resolution %v, so samples would come faster than the probe reads the Loop", c.Resolution))
 	case c.Window < c.Interval:
-		return o, usagef("--window: shorter than --interval %v: %v", c.Interval, c.Window)
+		return o, tooShort("window", seen, c.Window, c.Interval, fmt.Sprintf("--interval %v", c.Interval))
 	case c.Window < minWindowProbes*c.Resolution:
-		return o, usagef("--window: shorter than %d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing: %v",
-			minWindowProbes, minWindowProbes*c.Resolution, c.Resolution, c.Window)
+		return o, tooShort("window", seen, c.Window, minWindowProbes*c.Resolution,
+			fmt.Sprintf("%d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing",
+				minWindowProbes, minWindowProbes*c.Resolution, c.Resolution))
 	case !(c.Scale > 0 && c.Scale <= maxScale):
 		return o, usagef("--scale: out of range %s: %v", flagRanges()["scale"], c.Scale)
 	case c.Scenarios.StallDuration < time.Millisecond:
@@ -219,6 +222,18 @@ func parse(args []string, stderr io.Writer) (options, error) {
 }
 
 var errVersion = errors.New("version")
+
+// tooShort is the usage error of a --name of v shorter than it may be
+// beside other flags (than, "--interval 250ms"), least the shortest it
+// may be. A value the user gave is quoted last, as every typed value is;
+// one left at its default is named as the default, which the user never
+// typed: "--interval 250ms (the default) is shorter than ...".
+func tooShort(name string, seen map[string]bool, v, least time.Duration, than string) error {
+	if seen[name] {
+		return usagef("--%s: shorter than %s: %v", name, than, v)
+	}
+	return usagef("--%s %v (the default) is shorter than %s: give --%s %v or more", name, v, than, name, least)
+}
 
 // minWindowProbes is the fewest probe periods a --window may span: fewer,
 // and its percentiles hold a handful of samples, or none (--window 1ms at
@@ -258,7 +273,7 @@ func flagError(fs *flag.FlagSet, err error) string {
 		v, _ := strconv.Unquote(val)
 		rest = strings.TrimPrefix(strings.TrimPrefix(rest[len(val):], " for flag -"), " for -")
 		name, why, _ := strings.Cut(rest, ":")
-		return fmt.Sprintf("--%s: %s: %s", name, flagReason(fs.Lookup(name), strings.TrimSpace(why)), quote(v))
+		return fmt.Sprintf("--%s: %s: %s", name, flagReason(fs.Lookup(name), strings.TrimSpace(why), v), quote(v))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return "unknown flag: " + quote("--"+name)
@@ -280,20 +295,21 @@ func outOfRange(name string) string {
 	return "out of range"
 }
 
-// flagReason says what is wrong with a value f's parser refused; why is
-// the parser's word for it ("parse error", "value out of range").
-func flagReason(f *flag.Flag, why string) string {
-	var v any
+// flagReason says what is wrong with the value v that f's parser
+// refused; why is the parser's word for it ("parse error", "value out of
+// range").
+func flagReason(f *flag.Flag, why, v string) string {
+	var cur any
 	if f != nil {
 		if g, ok := f.Value.(flag.Getter); ok {
-			v = g.Get()
+			cur = g.Get()
 		}
 	}
-	switch v.(type) {
+	switch cur.(type) {
 	case bool:
 		return "not true or false"
 	case time.Duration:
-		return "not a duration like 2s or 1500ms"
+		return durationReason(v)
 	case int:
 		if why == "value out of range" {
 			return outOfRange(f.Name)
@@ -306,6 +322,20 @@ func flagReason(f *flag.Flag, why string) string {
 		return "not a number"
 	}
 	return why
+}
+
+// durationShape is the syntax time.ParseDuration reads: a sign, then one
+// or more decimal numbers, each with its unit.
+var durationShape = regexp.MustCompile(`^[-+]?((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// durationReason says why v, which time.ParseDuration refused, is not a
+// duration: written as one but too long for a time.Duration (whose
+// error says "invalid duration" for that too), or not written as one.
+func durationReason(v string) string {
+	if durationShape.MatchString(v) {
+		return fmt.Sprintf("out of range (at most %dh)", int64(math.MaxInt64/time.Hour))
+	}
+	return "not a duration like 2s or 1500ms"
 }
 
 // run is main without os.Exit: it returns the exit code. A panic on any
@@ -328,7 +358,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if len(args) > 0 && args[0] == "scenarios" {
 		if len(args) > 1 {
-			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n", oneLine(quote(args[1])))
+			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n%s\n", oneLine(quote(args[1])), shortUsage)
 			return exitUsage
 		}
 		var b strings.Builder

@@ -95,3 +95,48 @@ func TestIntFlagsAreDecimal(t *testing.T) {
 		t.Errorf(`offtop --workers " 3": %d, %v; sweep: %v, %v`, o.session.Workers, err, ws, serr)
 	}
 }
+
+// TestBadInputHasTheUsageLine: offtop's, sweep's, attach's and
+// scenarios' bad input is the reason on one line and the command's short
+// usage under it.
+func TestBadInputHasTheUsageLine(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		usage string
+	}{
+		{[]string{"--workers", "x"}, shortUsage},
+		{[]string{"scenarios", "extra"}, shortUsage},
+		{[]string{"sweep", "--workers", "x"}, sweepShortUsage},
+		{[]string{"attach"}, attachShortUsage},
+		{[]string{"attach", "127.0.0.1"}, attachShortUsage},
+		{[]string{"attach", "127.0.0.1:99999"}, attachShortUsage},
+		{[]string{"attach", "127.0.0.1:7070", "--token="}, attachShortUsage},
+		{[]string{"attach", "127.0.0.1:7070", "--keys", "1s:tab"}, attachShortUsage},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(c.args, &stdout, &stderr)
+		lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+		if code != exitUsage || len(lines) != 2 || !strings.HasPrefix(lines[0], "offtop") || lines[1] != c.usage {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit 2, the reason, then %q", c.args, code, stderr.String(), c.usage)
+		}
+	}
+}
+
+// TestDurationReason tells a duration too long for time.Duration from
+// text that is no duration (time.ParseDuration says "invalid duration"
+// for both).
+func TestDurationReason(t *testing.T) {
+	for v, overflow := range map[string]bool{
+		"99999999999h": true, "-99999999999h": true, "9223372037s": true, "2562048h": true,
+		"1h99999999999m": true, ".5h9999999999999999999ns": true,
+		"": false, "1": false, "abc": false, "1.5.5s": false, "1x": false, "h": false, "--1s": false, "1e3s": false,
+	} {
+		if _, err := time.ParseDuration(v); err == nil {
+			t.Fatalf("%q parses: not a case", v)
+		}
+		got := durationReason(v)
+		if strings.HasPrefix(got, "out of range") != overflow {
+			t.Errorf("durationReason(%q) = %q, overflow %v", v, got, overflow)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func parseKeys(script string) ([]step, error) {
 		}
 		d, err := time.ParseDuration(off)
 		if err != nil {
-			return nil, fmt.Errorf("step %d: offset not a duration like 2s or 1500ms: %s", i+1, quote(f))
+			return nil, fmt.Errorf("step %d: offset %s: %s", i+1, durationReason(off), quote(f))
 		}
 		if d < 0 {
 			return nil, fmt.Errorf("step %d: offset negative: %s", i+1, quote(f))

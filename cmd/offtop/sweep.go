@@ -39,7 +39,9 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     both)
   --per-task        run every size twice: on the pool, then a goroutine per task
   --split, --jobs, --payload, --listen   as for offtop (offtop --help)
-  --json            print the result as one JSON object instead of a table
+  --json            print the result as one JSON object instead of a table;
+                    "interrupted": true when a signal stopped the sweep before
+                    its last run ("rows": the sizes with a finished run), else false
 progress goes to stderr, the table to stdout
 ` + sweepColumns
 
@@ -152,8 +154,10 @@ func sweepWorkersReason(err error) string {
 	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrWorkers.Error()), ": ")
 }
 
+// sweepShortUsage follows a sweep's usage error.
+const sweepShortUsage = "usage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]"
+
 func sweepUsageError(stderr io.Writer, msg string) int {
-	msg = oneLine(msg)
-	fmt.Fprintf(stderr, "offtop sweep: %s\nusage: offtop sweep [--scenario NAME] [--workers 0,1,2,4,8] [--duration 5s] [--json]\n", msg)
+	fmt.Fprintf(stderr, "offtop sweep: %s\n%s\n", oneLine(msg), sweepShortUsage)
 	return exitUsage
 }

@@ -23,7 +23,10 @@ const sweepColumns = `columns (every figure the median of the runs, min-max afte
   held          measured seconds at the size (after the warm-up)
   Loop p99 ms   the Loop probe's lateness, p99, corrected for coordinated omission
   HEADLINE p99  the scenario's headline (server: ping, login: file read, io:
-                request, count/breakeven: batch wall), p99 in ms
+                request, count/breakeven: batch wall), p99 in ms; n/a when no
+                observation began after the warm-up and ended in the run (a
+                batch longer than --duration), while the readouts after the
+                table (batch_wall_ms) still show the last one seen
   tasks/s       pool tasks completed per second: the throughput --fit fits
   CPU/wall      process CPU seconds per wall second (1 = one core busy)
   CPU s         process CPU seconds over the measured run

@@ -112,8 +112,12 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("--listen: %w", err)
 	}
 	addr := ln.Addr().String()
-	logger.Printf("serving http://%s/ping, /fib?n=30, /pool; offtop agent at http://%s%s", addr, addr, agent.DefaultPath)
-	logger.Printf("watch it: offtop attach %s", addr)
+	if *noAgent {
+		logger.Printf("serving http://%s/ping, /fib?n=30, /pool; no offtop agent (--no-agent): offtop attach has nothing to read here", addr)
+	} else {
+		logger.Printf("serving http://%s/ping, /fib?n=30, /pool; offtop agent at http://%s%s", addr, addr, agent.DefaultPath)
+		logger.Printf("watch it: offtop attach %s", addr)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

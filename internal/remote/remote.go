@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +37,8 @@ const RetryEvery = 500 * time.Millisecond
 
 // Errors of Dial, each naming a cause; match with errors.Is.
 var (
+	// ErrAddress: ADDR is not an address (BaseURL).
+	ErrAddress     = errors.New("ADDR")
 	ErrUnreachable = errors.New("unreachable")
 	ErrNotAgent    = errors.New("not an offtop agent")
 	ErrSchema      = errors.New("another schema version")
@@ -80,18 +83,31 @@ type posted struct {
 }
 
 // BaseURL turns ADDR as typed (host:port, or an http URL, with or without
-// the agent's path) into the agent's root URL.
+// the agent's path) into the agent's root URL. A host:port needs its
+// port; a URL may leave it out (80 for http, 443 for https). A port is a
+// decimal number in 1..65535. Errors are ErrAddress and say what is wrong
+// without quoting addr (the caller quotes it).
 func BaseURL(addr string) (*url.URL, error) {
 	raw := addr
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
+	scheme, rest, hasScheme := strings.Cut(addr, "://")
+	if !hasScheme {
+		raw, rest = "http://"+addr, addr
+	} else if scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("%w: not an http URL", ErrAddress)
+	}
+	hostport := rest
+	if i := strings.IndexAny(hostport, "/?#"); i >= 0 {
+		hostport = hostport[:i]
+	}
+	if i := strings.LastIndex(hostport, "@"); i >= 0 {
+		hostport = hostport[i+1:]
+	}
+	if err := checkHostPort(hostport, !hasScheme); err != nil {
+		return nil, err
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("not host:port or an http URL: %q", addr)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("not an http URL: %q", addr)
+		return nil, fmt.Errorf("%w: not host:port or an http URL", ErrAddress)
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = agent.DefaultPath
@@ -103,13 +119,42 @@ func BaseURL(addr string) (*url.URL, error) {
 	return u, nil
 }
 
+// checkHostPort checks the host[:port] of an address: a host, and a port
+// in 1..65535 when there is one (needPort: there must be).
+func checkHostPort(hp string, needPort bool) error {
+	if hp == "" {
+		return fmt.Errorf("%w: no host", ErrAddress)
+	}
+	_, port, err := net.SplitHostPort(hp)
+	if err != nil {
+		var ae *net.AddrError
+		if !errors.As(err, &ae) || ae.Err != "missing port in address" {
+			return fmt.Errorf("%w: not host:port or an http URL", ErrAddress)
+		}
+		if needPort {
+			return fmt.Errorf("%w: no port (want host:port, e.g. 127.0.0.1:7070)", ErrAddress)
+		}
+		return nil
+	}
+	if port == "" {
+		return fmt.Errorf("%w: no port after the colon (want host:port, e.g. 127.0.0.1:7070)", ErrAddress)
+	}
+	if strings.Trim(port, "0123456789") != "" {
+		return fmt.Errorf("%w: port not a number", ErrAddress)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%w: port out of range 1..65535", ErrAddress)
+	}
+	return nil
+}
+
 // Dial checks that addr is an agent of this schema, opens its stream and
-// returns a Client reading it. Errors name the cause (ErrUnreachable,
-// ErrNotAgent, ErrSchema).
+// returns a Client reading it. Errors name the cause (ErrAddress,
+// ErrUnreachable, ErrNotAgent, ErrSchema).
 func Dial(addr string, o Options) (*Client, error) {
 	base, err := BaseURL(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotAgent, err)
+		return nil, err
 	}
 	hc := o.Client
 	if hc == nil {
@@ -220,10 +265,22 @@ func (c *Client) unreachable(err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("%w: nothing listens on %s", ErrUnreachable, c.base.Host)
+	hp := c.base.Host
+	if c.base.Port() == "" { // a URL without its port
+		port := "80"
+		if c.base.Scheme == "https" {
+			port = "443"
+		}
+		hp = net.JoinHostPort(c.base.Hostname(), port)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrUnreachable, c.base.Host, err)
+	var de *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%w: nothing listens on %s", ErrUnreachable, hp)
+	case errors.As(err, &de) && de.IsNotFound:
+		return fmt.Errorf("%w: host not found: %s", ErrUnreachable, c.base.Hostname())
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnreachable, hp, err)
 }
 
 // read decodes the stream into samples; when it breaks, it marks the

@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,8 +90,23 @@ func TestDialUnreachable(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	if _, err := Dial(addr, Options{}); !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("%v, want ErrUnreachable", err)
+	if _, err := Dial(addr, Options{}); !errors.Is(err, ErrUnreachable) || err.Error() != "unreachable: nothing listens on "+addr {
+		t.Fatalf("%v, want ErrUnreachable: nothing listens on %s", err, addr)
+	}
+	// A URL without its port: the port dialled is named.
+	for in, want := range map[string]string{"http://127.0.0.1/x": "127.0.0.1:80", "https://[::1]": "[::1]:443"} {
+		base, err := BaseURL(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Client{base: base}
+		if got := c.unreachable(syscall.ECONNREFUSED).Error(); got != "unreachable: nothing listens on "+want {
+			t.Errorf("%s: %q, want nothing listens on %s", in, got, want)
+		}
+	}
+	c := &Client{base: &url.URL{Scheme: "http", Host: "nohost.invalid:7070"}}
+	if got := c.unreachable(&net.DNSError{Err: "no such host", Name: "nohost.invalid", IsNotFound: true}).Error(); got != "unreachable: host not found: nohost.invalid" {
+		t.Errorf("DNS: %q", got)
 	}
 }
 
@@ -121,15 +139,29 @@ func TestBaseURL(t *testing.T) {
 		"http://127.0.0.1:7070":                    "http://127.0.0.1:7070/debug/offtop/",
 		"http://127.0.0.1:7070/debug/offtop":       "http://127.0.0.1:7070/debug/offtop/",
 		"http://localhost:9/x/debug/offtop/?a=1#f": "http://localhost:9/x/debug/offtop/",
+		"http://127.0.0.1":                         "http://127.0.0.1/debug/offtop/",
+		"[::1]:65535":                              "http://[::1]:65535/debug/offtop/",
 	} {
 		u, err := BaseURL(in)
 		if err != nil || u.String() != want {
 			t.Errorf("BaseURL(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
-	for _, bad := range []string{"", "ftp://x:1", "::::"} {
-		if _, err := BaseURL(bad); err == nil {
-			t.Errorf("BaseURL(%q) accepted", bad)
+	for bad, why := range map[string]string{
+		"":                        "ADDR: no host",
+		"ftp://x:1":               "ADDR: not an http URL",
+		"::::":                    "ADDR: not host:port or an http URL",
+		"127.0.0.1":               "ADDR: no port (",
+		"127.0.0.1:":              "ADDR: no port after the colon (",
+		"127.0.0.1:99999":         "ADDR: port out of range 1..65535",
+		"127.0.0.1:0":             "ADDR: port out of range 1..65535",
+		"http://u@127.0.0.1:1e3/": "ADDR: port not a number",
+		"[::1]:7070x":             "ADDR: port not a number",
+		"http://":                 "ADDR: no host",
+	} {
+		_, err := BaseURL(bad)
+		if !errors.Is(err, ErrAddress) || !strings.HasPrefix(err.Error(), why) {
+			t.Errorf("BaseURL(%q): %v, want %q...", bad, err, why)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type Table struct {
 	// BriefHeld is their time held in all.
 	Brief     int
 	BriefHeld time.Duration
+	// judgedHeld is how long a row must be held to be judged Best: MinHeld
+	// live (For), 0 for rows measured alike (Of, a sweep's).
+	judgedHeld time.Duration
 }
 
 // For returns scenario's rows of sizes, in their order; with minHeld > 0
@@ -51,7 +54,8 @@ func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table 
 		}
 		t.Rows = append(t.Rows, r.JSON())
 	}
-	t.Best = best(t.Rows, t.Spec, MinHeld)
+	t.judgedHeld = MinHeld
+	t.Best = best(t.Rows, t.Spec, t.judgedHeld)
 	return t
 }
 
@@ -108,10 +112,15 @@ func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec, minHeld time.Dur
 }
 
 // BestLine is the rule and its answer in one line, such as
-// "best: lowest ping p99 -> 1 worker (8.4 ms)", or why there is none yet.
+// "best: lowest ping p99 -> 1 worker (8.4 ms)", or why there is none:
+// live (For), no size held long enough with a figure yet; of a sweep's
+// rows (Of), none with a headline figure.
 func (t Table) BestLine() string {
-	if t.Best < 0 {
-		return "best: " + t.Spec.Rule() + " (no size with a figure yet, held 1s live)"
+	switch {
+	case t.Best < 0 && t.judgedHeld > 0:
+		return "best: " + t.Spec.Rule() + " (no size with a figure yet, held " + t.judgedHeld.String() + " live)"
+	case t.Best < 0:
+		return "best: " + t.Spec.Rule() + " (no size with a headline figure)"
 	}
 	r := t.Rows[t.Best]
 	return "best: " + t.Spec.Rule() + " -> " + SizeName(r.Workers) + " (" + Figure(*r.HeadlineP99MS) + " " + t.Spec.Unit + ")"

@@ -37,8 +37,12 @@ func TestBestFollowsTheRule(t *testing.T) {
 	if all := For(sizes, "server", 0); len(all.Rows) != 4 || all.Best != 1 {
 		t.Errorf("all rows: %d, best %d", len(all.Rows), all.Best)
 	}
-	if none := For(nil, "server", MinHeld); none.Best != -1 || !strings.Contains(none.BestLine(), "no size with a figure yet") {
+	if none := For(nil, "server", MinHeld); none.Best != -1 || none.BestLine() != "best: lowest ping p99 (no size with a figure yet, held 1s live)" {
 		t.Errorf("no rows: %+v %q", none, none.BestLine())
+	}
+	// A sweep's rows are measured alike: no live wording.
+	if none := Of("server", nil); none.Best != -1 || none.BestLine() != "best: lowest ping p99 (no size with a headline figure)" {
+		t.Errorf("no sweep rows: %+v %q", none, none.BestLine())
 	}
 }
 

@@ -35,10 +35,16 @@ func ParsePayload(s string) (string, error) {
 }
 
 // BreakevenObjects is the number of objects at scale 1 (seed 000's
-// million); Scale multiplies it, down to breakevenMinObjects.
+// million); Scale multiplies it, within breakevenMinObjects and
+// breakevenMaxObjects. The cap is four times the seed's: a round holds
+// the objects, their gob encoding and the decoded copy at once, and RSS
+// rose to ~360 MiB at a million here (docs/experiments.md), so 4 million
+// are about 1.4 GiB; --scale 1000's billion ran the process out of memory
+// (a runtime fatal error with its stack, not a Go panic).
 const (
 	BreakevenObjects    = 1_000_000
 	breakevenMinObjects = 1000
+	breakevenMaxObjects = 4_000_000
 )
 
 // item is one object of the graph: seed 000's {id, sku, price}.
@@ -215,8 +221,12 @@ func (b *breakeven) objectsDrive(gen int64) {
 }
 
 // objectsCount is the number of objects at the scenario's scale.
-func (b *breakeven) objectsCount() int {
-	return max(int(BreakevenObjects*b.env.Scale), breakevenMinObjects)
+func (b *breakeven) objectsCount() int { return objectsAt(b.env.Scale) }
+
+// objectsAt is BreakevenObjects times scale, within
+// breakevenMinObjects..breakevenMaxObjects.
+func objectsAt(scale float64) int {
+	return int(min(max(BreakevenObjects*scale, breakevenMinObjects), breakevenMaxObjects))
 }
 
 // objectReadouts are the objects experiment's figures beside the seed's:

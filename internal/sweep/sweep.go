@@ -268,8 +268,11 @@ type Result struct {
 	// without --fit.
 	Fit *sizing.Fit `json:"fit"`
 	// Machine is the machine check (Config.CheckMachine), null without.
-	Machine *Machine      `json:"machine"`
-	Took    time.Duration `json:"-"`
+	Machine *Machine `json:"machine"`
+	// Interrupted: ctx ended the sweep before its last run; Rows are the
+	// sizes with a finished run, each of the runs it finished.
+	Interrupted bool          `json:"interrupted"`
+	Took        time.Duration `json:"-"`
 	// runs are every run of each row, in row order.
 	runs [][]Row
 }
@@ -387,6 +390,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		f := sizing.Recommend(res.Scenario, obs)
 		res.Fit = &f
 	}
+	res.Interrupted = err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
 	res.Took = time.Since(start)
 	return res, err
 }

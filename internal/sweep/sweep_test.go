@@ -76,8 +76,8 @@ func TestRunCount(t *testing.T) {
 		Workers:  []int{0, 1, 2},
 		Duration: 1500 * time.Millisecond,
 	}, &progress)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || res.Interrupted {
+		t.Fatalf("%v, interrupted %v", err, res.Interrupted)
 	}
 	if strings.Count(progress.String(), "\n") != 3 {
 		t.Errorf("progress:\n%s", progress.String())
@@ -106,8 +106,17 @@ func TestStoppedBeforeARowHasEmptyRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(`"rows":[]`)) || res.GOMAXPROCS == 0 {
+	if !bytes.Contains(b, []byte(`"rows":[]`)) || res.GOMAXPROCS == 0 || !bytes.Contains(b, []byte(`"interrupted":true`)) {
 		t.Errorf("JSON %s", b)
+	}
+	// A sweep stopped before a row says so in its table too, not in
+	// dashboard words.
+	var tb bytes.Buffer
+	if err := res.Write(&tb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tb.String(), "best: lowest batch wall p99 (no size with a headline figure)") || strings.Contains(tb.String(), "live") {
+		t.Errorf("table:\n%s", tb.String())
 	}
 }
 

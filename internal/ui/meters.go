@@ -50,7 +50,14 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 	}
 	extra := "pool queue " + fixedInt(s.QueueDepth, 5) + "  running " + fixedInt(s.Running, 4) + "  " + failed +
 		"  " + fixedNum(float64(s.ThroughputPerSec), 6) + " tasks/s"
-	out := []string{cutTitle("loop and workers", extra, w)}
+	// Where the figures do not fit beside the full title (a column of a
+	// two-column screen: "24 tasks/s" was cut to "24…" at 120x40), the
+	// title is shorter; which one depends on w alone.
+	name := "loop and workers"
+	if len([]rune(name))+3+cellWidth(extra) > w {
+		name = "workers"
+	}
+	out := []string{cutTitle(name, extra, w)}
 
 	cols := meterCols(w)
 	cellW := (w - colGap*(cols-1)) / cols

@@ -167,61 +167,62 @@ func markCut(lines []string, n, w int) []string {
 }
 
 // statCells are the pool and process figures in words, for the detail
-// view: every count, the suggestion's rule, warnings.
+// view: every count, the suggestion's rule, warnings. Each figure is
+// right-aligned in a fixed width (counts statCountW digits) so the labels
+// after it hold still from frame to frame.
 func statCells(s session.Snapshot) []string {
+	n := func(label string, v int64) string { return fmt.Sprintf("%s %*d", label, statCountW, v) }
+	hot := func(c string, v int64) string {
+		if v > 0 {
+			return theme.Hot.Render(c)
+		}
+		return c
+	}
 	c := []string{
-		fmt.Sprintf("pool since start: submitted %d", s.Submitted),
-		fmt.Sprintf("completed %d", s.Completed),
-		fmt.Sprintf("running %d", s.Running),
-		fmt.Sprintf("pool queue %d", s.QueueDepth),
+		n("pool since start: submitted", s.Submitted),
+		n("completed", s.Completed),
+		fmt.Sprintf("running %4d", s.Running),
+		n("pool queue", s.QueueDepth),
+		hot(n("failed", s.Failed), s.Failed),
 	}
-	failed := fmt.Sprintf("failed %d", s.Failed)
-	if s.Failed > 0 {
-		failed = theme.Hot.Render(failed)
-	}
-	c = append(c, failed)
 	if s.ScenarioStart != (session.PoolCounts{}) { // a tab came: this scenario's own beside them
 		h := s.SinceScenario()
-		f := fmt.Sprintf("failed %d", h.Failed)
-		if h.Failed > 0 {
-			f = theme.Hot.Render(f)
-		}
-		c = append(c, fmt.Sprintf("this scenario: submitted %d", h.Submitted), fmt.Sprintf("completed %d", h.Completed), f)
+		c = append(c, n("this scenario: submitted", h.Submitted), n("completed", h.Completed), hot(n("failed", h.Failed), h.Failed))
 		if h.TimedOut > 0 {
-			c = append(c, theme.Hot.Render(fmt.Sprintf("timed out %d", h.TimedOut)))
+			c = append(c, hot(n("timed out", h.TimedOut), h.TimedOut))
 		}
 	}
 	if s.Rejected > 0 {
-		c = append(c, theme.Hot.Render(fmt.Sprintf("rejected %d", s.Rejected)))
+		c = append(c, hot(n("rejected", s.Rejected), s.Rejected))
 	}
 	if s.Replaced > 0 {
-		c = append(c, fmt.Sprintf("replaced %d", s.Replaced))
+		c = append(c, n("replaced", s.Replaced))
 	}
 	// Timed out is part of failed (see session.Snapshot); abandoned and
 	// stuck are goroutines still running a timed-out task now.
 	if s.TimedOut > 0 {
-		c = append(c, theme.Hot.Render(fmt.Sprintf("timed out %d", s.TimedOut)))
+		c = append(c, hot(n("timed out", s.TimedOut), s.TimedOut))
 	}
 	if s.Abandoned > 0 {
-		c = append(c, fmt.Sprintf("abandoned %d", s.Abandoned))
+		c = append(c, n("abandoned", s.Abandoned))
 	}
 	if s.Stuck > 0 {
-		c = append(c, theme.Hot.Render(fmt.Sprintf("stuck %d", s.Stuck)))
+		c = append(c, hot(n("stuck", s.Stuck), s.Stuck))
 	}
-	c = append(c, fmtNum(float64(s.ThroughputPerSec))+" tasks/s", fmt.Sprintf("Loop queue %d", s.LoopQueued))
+	c = append(c, fmt.Sprintf("%6s tasks/s", fmtNum(float64(s.ThroughputPerSec))), n("Loop queue", int64(s.LoopQueued)))
 	// CPU now (last interval, 100% = one core) and since start, beside the
 	// wall time it was spent in: the seed's "CPU time next to wall time".
-	cpu := "CPU n/a"
+	cpu := "CPU  n/a"
 	if s.CPUPercent >= 0 {
-		cpu = "CPU " + fmtNum(float64(s.CPUPercent)) + "% now"
+		cpu = fmt.Sprintf("CPU %4s%% now", fmtNum(float64(s.CPUPercent)))
 	}
-	c = append(c, fmt.Sprintf("%s · %.2fs in %s", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
+	c = append(c, fmt.Sprintf("%s · %8.2fs in %7s", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
 	if s.RSSBytes < 0 {
-		c = append(c, "RSS n/a")
+		c = append(c, "RSS      n/a")
 	} else {
-		c = append(c, fmt.Sprintf("RSS %.1f MiB", s.RSSBytes.MiB()))
+		c = append(c, fmt.Sprintf("RSS %8.1f MiB", s.RSSBytes.MiB()))
 	}
-	c = append(c, fmt.Sprintf("goroutines %d", s.Goroutines))
+	c = append(c, n("goroutines", int64(s.Goroutines)))
 	if s.SuggestedRule != "" {
 		rule := s.SuggestedRule
 		if s.CPULimit > 0 && s.RuntimeGOMAXPROCS > int(s.CPULimit) {
@@ -234,6 +235,10 @@ func statCells(s session.Snapshot) []string {
 	}
 	return c
 }
+
+// statCountW is the digits a count gets in statCells: 10 million tasks
+// before a label moves.
+const statCountW = 8
 
 // flow lays cells left to right, colGap apart, wrapping to new lines; a
 // cell wider than w is cut.

@@ -167,3 +167,42 @@ func TestLayoutStableOnEveryScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestDetailStable: the d view's pool and process figures are padded, so
+// over 40 frames whose counts, CPU and RSS change wildly every label of
+// that panel stays at its row and column (a breaker saw running, failed,
+// tasks/s, RSS and goroutines shift 1-2 columns between frames).
+func TestDetailStable(t *testing.T) {
+	base := realSnapshot(t, "server")
+	labels := []string{"pool and process", "pool since start: submitted", "completed", "running", "pool queue", "failed",
+		"tasks/s", "Loop queue", "now", "RSS", "MiB", "goroutines", "latency ms"}
+	for _, sz := range [][2]int{{80, 24}, {100, 30}} {
+		r := rand.New(rand.NewPCG(uint64(sz[0]), 9))
+		emu := vt.NewEmulator(sz[0], sz[1])
+		var want map[string]string
+		snap := base
+		for k := range 40 {
+			snap = vary(snap, k, r)
+			snap.CPUSeconds = session.CPUTime(r.Float64() * 1e5)
+			out := render(snap, sz[0], sz[1], viewState{detail: true})
+			_, _ = emu.Write([]byte("\x1b[H\x1b[2J" + strings.ReplaceAll(out, "\n", "\r\n")))
+			screen := strings.Split(ansi.Strip(emu.Render()), "\n")
+			got := where(screen, labels)
+			if k == 0 {
+				want = got
+				for _, l := range labels {
+					if got[l] == "" {
+						t.Errorf("%v: no %q in the detail view:\n%s", sz, l, strings.Join(screen, "\n"))
+					}
+				}
+				continue
+			}
+			for l, at := range want {
+				if got[l] != at {
+					t.Errorf("%v frame %d: %q at %s, was at %s:\n%s", sz, k, l, got[l], at, strings.Join(screen, "\n"))
+					return
+				}
+			}
+		}
+	}
+}
