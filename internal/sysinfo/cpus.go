@@ -224,7 +224,7 @@ func parseMountinfo(b []byte) ([]mount, error) {
 				break
 			}
 		}
-		if sep < 6 || len(f) < sep+3 {
+		if sep < 6 || len(f) < sep+4 { // fstype, source and super options after "-"
 			return nil, fmt.Errorf("/proc/self/mountinfo: malformed line %q", sc.Text())
 		}
 		// The point is cleaned as an absolute path, so that it names a
