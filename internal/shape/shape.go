@@ -16,9 +16,6 @@ import (
 	"github.com/offtop/offtop/internal/runq"
 )
 
-// MaxRunDelay is runq's limit of a quiet machine.
-const MaxRunDelay = runq.MaxRunDelay
-
 // Busy measures the machine for about d (runq.Measure) and returns why it
 // is too busy to judge a timing shape, or "" when it is quiet. It costs d
 // of every core. On systems without /proc it reports "" (nothing to
@@ -28,7 +25,7 @@ func Busy(d time.Duration) string {
 	if !ok || !r.Busy() {
 		return ""
 	}
-	return fmt.Sprintf("%s, above %.0f%%", r, 100*MaxRunDelay)
+	return fmt.Sprintf("%s, above %.0f%%", r, 100*runq.MaxRunDelay)
 }
 
 // ForceEnv, set to "force" (OFFTOP_SHAPE=force scripts/shape), makes
