@@ -191,16 +191,28 @@ func (r *Recorder) recordSlot(ns, interval, back int64) {
 	if over {
 		r.clamped++
 	}
-	r.total.addCorrected(v, interval)
-	if back < 0 || back >= int64(len(r.slots)) {
+	inWindow := back >= 0 && back < int64(len(r.slots))
+	c := 0
+	if inWindow {
+		c = int((r.epoch - back) % int64(len(r.slots)))
+		if over {
+			r.clampedW[c]++
+		}
+	}
+	if interval <= 0 { // one bucket: its index computed once
+		i := index(v)
+		r.total.add(i, 1)
+		if inWindow {
+			r.slots[c].add(i, 1)
+			r.win.add(i, 1)
+		}
 		return
 	}
-	c := int((r.epoch - back) % int64(len(r.slots)))
-	if over {
-		r.clampedW[c]++
+	r.total.addCorrected(v, interval)
+	if inWindow {
+		r.slots[c].addCorrected(v, interval)
+		r.win.addCorrected(v, interval)
 	}
-	r.slots[c].addCorrected(v, interval)
-	r.win.addCorrected(v, interval)
 }
 
 // Window summarizes the values recorded in the sliding window.

@@ -176,6 +176,15 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 func (p *Pool) submitTask(fn func(), done func(error), reply chan<- error, timeout time.Duration) error {
 	now := p.clock()
 	p.mu.Lock()
+	if slab, chunk := p.needsLocked(); slab || chunk {
+		// Allocate with mu released: an allocation may assist the
+		// garbage collector for microseconds, and every worker finishing
+		// a task waits for mu meanwhile.
+		p.mu.Unlock()
+		s, c := newSlab(slab), newChunk(chunk)
+		p.mu.Lock()
+		p.refillLocked(s, c)
+	}
 	t := p.taskLocked()
 	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, now, timeout
 	if p.perTask.Load() {

@@ -60,6 +60,38 @@ func (p *Pool) taskLocked() *task {
 	return t
 }
 
+// needsLocked reports what the next Submit would allocate under mu: a
+// slab of tasks (no free task left) or a chunk of the queue (no idle
+// worker, and the queue's last chunk is full). Callers hold mu.
+func (p *Pool) needsLocked() (slab, chunk bool) {
+	return len(p.free) == 0 && len(p.slab) == 0, len(p.idle) == 0 && p.queue.full()
+}
+
+func newSlab(need bool) []task {
+	if !need {
+		return nil
+	}
+	return make([]task, taskSlab)
+}
+
+func newChunk(need bool) *chunk {
+	if !need {
+		return nil
+	}
+	return new(chunk)
+}
+
+// refillLocked keeps what a Submit allocated with mu released, unless
+// another Submit refilled meanwhile. Callers hold mu.
+func (p *Pool) refillLocked(slab []task, c *chunk) {
+	if slab != nil && len(p.slab) == 0 {
+		p.slab = slab
+	}
+	if c != nil {
+		p.queue.give(c)
+	}
+}
+
 // freeLocked clears t and puts it on the free list. Callers hold mu.
 func (p *Pool) freeLocked(t *task) {
 	*t = task{}
@@ -102,24 +134,63 @@ func panicError(r any) error {
 // sprint formats a panic value.
 func sprint(v any) string { return fmt.Sprint(v) }
 
-// fifo is a ring buffer of tasks. Its size is a power of two.
+// fifo is the queue of tasks waiting for a worker: a list of fixed-size
+// chunks, so it grows without copying what it holds (a ring that doubles
+// copies a backlog of a million tasks under Pool.mu, while every worker
+// waits), and emptied chunks are kept for the next pushes, up to
+// maxSpare of them (what a burst leaves beyond that goes to the garbage
+// collector).
 type fifo struct {
-	buf  []*task
-	head int
-	n    int
+	head, tail *chunk
+	hi, ti     int // next to pop in head, next free in tail
+	n          int
+	spare      *chunk // emptied chunks, linked by next
+	spares     int
+}
+
+// chunkLen tasks to a chunk: 1 KiB of pointers; maxSpare chunks kept
+// empty hold 4096 tasks, as many as Pool.free keeps tasks.
+const (
+	chunkLen = 128
+	maxSpare = maxFree / chunkLen
+)
+
+type chunk struct {
+	t    [chunkLen]*task
+	next *chunk
 }
 
 func (q *fifo) len() int { return q.n }
 
-func (q *fifo) push(t *task) {
-	if q.n == len(q.buf) {
-		nb := make([]*task, max(16, 2*len(q.buf)))
-		for i := 0; i < q.n; i++ {
-			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
-		}
-		q.buf, q.head = nb, 0
+// full reports that push needs a new chunk and has no spare one.
+func (q *fifo) full() bool { return (q.tail == nil || q.ti == chunkLen) && q.spare == nil }
+
+// give keeps c, empty, for a push that needs a chunk.
+func (q *fifo) give(c *chunk) {
+	if q.spares < maxSpare {
+		c.next, q.spare = q.spare, c
+		q.spares++
 	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = t
+}
+
+func (q *fifo) push(t *task) {
+	if q.tail == nil || q.ti == chunkLen {
+		c := q.spare
+		if c != nil {
+			q.spare, c.next = c.next, nil
+			q.spares--
+		} else {
+			c = new(chunk)
+		}
+		if q.tail == nil {
+			q.head, q.hi = c, 0
+		} else {
+			q.tail.next = c
+		}
+		q.tail, q.ti = c, 0
+	}
+	q.tail.t[q.ti] = t
+	q.ti++
 	q.n++
 }
 
@@ -128,12 +199,17 @@ func (q *fifo) pop() *task {
 	if q.n == 0 {
 		return nil
 	}
-	t := q.buf[q.head]
-	q.buf[q.head] = nil
-	q.head = (q.head + 1) & (len(q.buf) - 1)
+	t := q.head.t[q.hi]
+	q.head.t[q.hi] = nil
+	q.hi++
 	q.n--
-	if q.n == 0 && len(q.buf) > 1<<12 {
-		q.buf, q.head = nil, 0 // let a burst's memory go
+	switch {
+	case q.n == 0:
+		q.hi, q.ti = 0, 0 // empty: the one chunk starts over
+	case q.hi == chunkLen:
+		c := q.head
+		q.head, q.hi = c.next, 0
+		q.give(c)
 	}
 	return t
 }
