@@ -7,6 +7,7 @@
 package ui
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -32,10 +33,13 @@ const DefaultInterval = 250 * time.Millisecond
 // FPS is the frame rate the program's renderer runs at (tea.WithFPS): how
 // often it wakes to compare the last View with what is on screen. The
 // screen changes once a sample (4 times a second at 250ms) or on a key,
-// so 20 frames a second (a key is drawn within 50 ms) is enough; Bubble
-// Tea's default of 60 costs 40 more wake-ups a second watching an idle
-// process.
-const FPS = 20
+// so 10 frames a second is enough: a key is drawn within 100 ms, the
+// limit under which a response feels immediate (Nielsen, Usability
+// Engineering, 1993, ch. 5). Each frame more is a wake-up watching an idle
+// process: Bubble Tea's default of 60 costs 50 more a second, 20 cost
+// ~0.5 ms of CPU a second more than 10 here (bench/observer, TUI paused,
+// side by side).
+const FPS = 10
 
 // Default screen size until the first tea.WindowSizeMsg.
 const (
@@ -251,9 +255,28 @@ func (m Model) content() string {
 	if l := m.last; l != nil && l.content != "" && l.seq == f.seq && l.width == f.width && l.height == f.height && l.view == f.view {
 		return l.content
 	}
-	f.content = render(m.snap, m.width, m.height, m.view)
+	f.content = trimBlanks(render(m.snap, m.width, m.height, m.view))
 	if m.last != nil {
 		*m.last = f
 	}
 	return f.content
+}
+
+// trimBlanks is frame without the blanks that end its lines. Bubble Tea's
+// renderer clears its screen buffer before it draws a frame, so a blank at
+// the end of a line costs it a cell to parse and draw for nothing: a fifth
+// of the cells of the dashboard at 100x30, where drawing a changed frame
+// is most of what the TUI costs beyond the engine (BENCHMARKS.md). Render
+// pads after a line's last escape sequence (fit), so no trimmed blank is
+// inside a style: TestTrimmedFrameDrawsTheSame.
+func trimBlanks(frame string) string {
+	var b strings.Builder
+	b.Grow(len(frame))
+	for i, l := range strings.Split(frame, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.TrimRight(l, " "))
+	}
+	return b.String()
 }

@@ -264,7 +264,10 @@ func TestWindowSizeChangesLayout(t *testing.T) {
 		next, _ := m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		m = next.(Model)
 		out := m.View().Content
-		checkFits(t, out, sz[0], sz[1])
+		if want := trimBlanks(render(m.snap, sz[0], sz[1], m.view)); out != want {
+			t.Errorf("%v: View is not the frame for the new size, trimmed", sz)
+		}
+		checkFits(t, render(m.snap, sz[0], sz[1], m.view), sz[0], sz[1])
 		if sz[0] >= MinWidth && len(strings.Split(out, "\n")) != sz[1] {
 			t.Errorf("%v: not resized", sz)
 		}
@@ -444,7 +447,7 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	m.take(sample{snap: a, seq: 1})
 	want := func(step string, m Model) {
 		t.Helper()
-		if got, w := m.View().Content, render(m.snap, m.width, m.height, m.view); got != w {
+		if got, w := m.View().Content, trimBlanks(render(m.snap, m.width, m.height, m.view)); got != w {
 			t.Fatalf("%s: View is not render of the model's state", step)
 		}
 	}
