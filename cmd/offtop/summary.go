@@ -106,10 +106,10 @@ func (sm *summary) String() string {
 func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 // collectSummary consumes samples until the channel closes, adding each to
-// sm, and closes done. It runs on its own goroutine (crash.Go): the TUI
-// reads Snapshot on its own ticks, so this is the one reader of Samples.
-// hook, when not nil, is called with each sample first (OFFTOP_TEST_PANIC, in a
-// build with -tags offtop_testhooks).
+// sm, and closes done. It runs on its own goroutine (crash.Go), the one
+// reader of Samples. hook, when not nil, is called with each sample first:
+// runTUI's tells the dashboard a sample is ready (ui.Sampled) and runs
+// OFFTOP_TEST_PANIC's hook (in a build with -tags offtop_testhooks).
 func collectSummary(samples <-chan session.Snapshot, sm *summary, hook func(), done chan<- struct{}) {
 	crash.Go(func() {
 		defer close(done)

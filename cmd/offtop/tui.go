@@ -22,10 +22,10 @@ import (
 // program, so Bubble Tea restores the terminal then too (cr has the last
 // word if that hangs). A second signal exits at once, terminal restored.
 //
-// The screen is redrawn only when what it shows changes: on the UI's
-// sample tick (every --interval, one Snapshot read) and on keys; Bubble
-// Tea's renderer writes nothing for an unchanged view, so an idle
-// dashboard costs no bytes between samples.
+// The screen is redrawn only when what it shows changes: when the source
+// has taken a sample (every --interval, one Snapshot read; ui.Sampled) and
+// on keys; Bubble Tea's renderer writes nothing for an unchanged view, so
+// an idle dashboard costs no bytes between samples.
 func runTUI(o options, w io.Writer, cr *crasher) error {
 	start := time.Now()
 	s, err := o.openSource()
@@ -39,10 +39,22 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		}
 	}()
 
-	// The one reader of Samples: the summary's.
+	// The one reader of Samples: the summary's. It also tells the
+	// dashboard of each sample (below), through a one-slot channel, so a
+	// slow or suspended program never holds the summary up.
 	sm := &summary{first: o.session.Scenario}
 	sumDone := make(chan struct{})
-	collectSummary(s.Samples(), sm, samplesPanicHook(start), sumDone)
+	sampled := make(chan struct{}, 1)
+	hook := samplesPanicHook(start)
+	collectSummary(s.Samples(), sm, func() {
+		if hook != nil {
+			hook()
+		}
+		select {
+		case sampled <- struct{}{}:
+		default: // the dashboard has one to read already
+		}
+	}, sumDone)
 
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; ours
 	// covers SIGHUP too and keeps the signal for the exit code.
@@ -53,7 +65,7 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		out = &drawnFile{File: f}
 		pw = out
 	}
-	p := tea.NewProgram(ui.New(uiSource(s, start), o.session.Interval), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
+	p := tea.NewProgram(ui.New(uiSource(s, start)), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
 	sus = newSuspender(p, out)
 	defer sus.stop()
@@ -69,6 +81,16 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	crash.Go(func() { playKeys(o.keys, start, stop, func(key string) { p.Send(ui.KeyMsg(key)) }) })
+	crash.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-sampled:
+				p.Send(ui.Sampled()) // returns at once once the program has ended
+			}
+		}
+	})
 	if o.duration > 0 {
 		crash.Go(func() {
 			t := time.NewTimer(o.duration)

@@ -176,7 +176,7 @@ func TestUpdateEveryKey(t *testing.T) {
 		}
 		t.Run(c.key, func(t *testing.T) {
 			f := newFake()
-			m, msg := press(t, New(f, time.Hour), c.key)
+			m, msg := press(t, New(f), c.key)
 			acts := f.Actions()
 			switch {
 			case c.quit:
@@ -208,7 +208,7 @@ func TestUpdateEveryKey(t *testing.T) {
 
 func TestKeyUpdatesScreenAtOnce(t *testing.T) {
 	f := newFake()
-	m, _ := press(t, New(f, time.Hour), "4")
+	m, _ := press(t, New(f), "4")
 	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "workers 4") {
 		t.Errorf("screen after 4:\n%s", out)
 	}
@@ -219,7 +219,7 @@ func TestKeyUpdatesScreenAtOnce(t *testing.T) {
 }
 
 func TestHelpToggles(t *testing.T) {
-	m := New(newFake(), time.Hour)
+	m := New(newFake())
 	m, _ = press(t, m, "?")
 	if !m.view.help || !strings.Contains(ansi.Strip(m.View().Content), "this help") {
 		t.Fatal("? did not open help")
@@ -232,7 +232,7 @@ func TestHelpToggles(t *testing.T) {
 
 func TestQuitReturnsTeaQuit(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
-		_, cmd := New(newFake(), time.Hour).Update(keyMsg(k))
+		_, cmd := New(newFake()).Update(keyMsg(k))
 		if cmd == nil {
 			t.Fatalf("%q: no command", k)
 		}
@@ -245,7 +245,7 @@ func TestQuitReturnsTeaQuit(t *testing.T) {
 func TestApplyErrorShownThenCleared(t *testing.T) {
 	f := newFake()
 	f.err = errors.New("pool is closed")
-	m, _ := press(t, New(f, time.Hour), "+")
+	m, _ := press(t, New(f), "+")
 	if m.view.errLine != "pool is closed" || !strings.Contains(ansi.Strip(m.View().Content), "! pool is closed") {
 		t.Errorf("error not shown: %q", m.view.errLine)
 	}
@@ -259,7 +259,7 @@ func TestApplyErrorShownThenCleared(t *testing.T) {
 }
 
 func TestWindowSizeChangesLayout(t *testing.T) {
-	m := New(newFake(), time.Hour)
+	m := New(newFake())
 	for _, sz := range [][2]int{{100, 30}, {60, 16}, {160, 48}, {30, 8}} {
 		next, _ := m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		m = next.(Model)
@@ -275,48 +275,37 @@ func TestWindowSizeChangesLayout(t *testing.T) {
 }
 
 func TestViewIsAltScreen(t *testing.T) {
-	if !New(newFake(), time.Hour).View().AltScreen {
+	if !New(newFake()).View().AltScreen {
 		t.Error("AltScreen false")
 	}
 }
 
-func TestInitAndTickSample(t *testing.T) {
+// TestInitAndSampled: Init reads a sample at once; Sampled asks for a
+// read of the source's newest, which the model takes; the model has no
+// timer of its own (a sample it asked nothing for is not read).
+func TestInitAndSampled(t *testing.T) {
 	f := newFake()
-	m := New(f, time.Millisecond)
-	batch, ok := m.Init()().(tea.BatchMsg)
+	m := New(f)
+	first, ok := m.Init()().(sampleMsg)
 	if !ok {
-		t.Fatalf("init: %T, want tea.BatchMsg", m.Init()())
+		t.Fatalf("init: %T, want sampleMsg", m.Init()())
 	}
-	var sampled, ticked bool
-	for _, c := range batch {
-		switch msg := c().(type) {
-		case sampleMsg:
-			sampled = true
-			next, cmd := m.Update(msg)
-			if next.(Model).seq == 0 {
-				t.Error("init: sample not taken")
-			}
-			if cmd != nil {
-				t.Error("init: a sample asked for more")
-			}
-		case tickMsg:
-			ticked = true
-			// The tick carries its sample, taken, and asks for the next.
-			next, cmd := m.Update(msg)
-			if next.(Model).seq != msg.seq || msg.seq == 0 {
-				t.Errorf("tick: seq %d taken, the tick's %d", next.(Model).seq, msg.seq)
-			}
-			again, ok := cmd().(tickMsg)
-			if !ok {
-				t.Fatalf("tick: next %T, want tickMsg", cmd())
-			}
-			if again.seq <= msg.seq {
-				t.Errorf("next tick: seq %d after %d", again.seq, msg.seq)
-			}
-		}
+	next, cmd := m.Update(first)
+	m = next.(Model)
+	if m.seq == 0 || cmd != nil {
+		t.Fatalf("init: seq %d, cmd %v: sample not taken, or it asked for more", m.seq, cmd)
 	}
-	if !sampled || !ticked {
-		t.Errorf("init: sampled %v ticked %v", sampled, ticked)
+	next, cmd = m.Update(Sampled())
+	if next.(Model).seq != m.seq || cmd == nil {
+		t.Fatalf("Sampled: seq %d -> %d, cmd %v: want the same seq and a read", m.seq, next.(Model).seq, cmd)
+	}
+	got, ok := cmd().(sampleMsg)
+	if !ok || got.seq <= m.seq {
+		t.Fatalf("Sampled's read: %T seq %d, want a sampleMsg after %d", cmd(), got.seq, m.seq)
+	}
+	next, cmd = next.(Model).Update(got)
+	if next.(Model).seq != got.seq || cmd != nil {
+		t.Errorf("Sampled's sample: seq %d taken of %d, cmd %v", next.(Model).seq, got.seq, cmd)
 	}
 }
 
@@ -330,7 +319,7 @@ func mustUpdate(t *testing.T, m Model, msg tea.Msg) tea.Cmd {
 }
 
 func TestStaleSampleDropped(t *testing.T) {
-	m := New(newFake(), time.Hour)
+	m := New(newFake())
 	newer := sampleMsg{sample{snap: session.Snapshot{Run: session.Run{Scenario: "newer"}}, seq: 5}}
 	older := sampleMsg{sample{snap: session.Snapshot{Run: session.Run{Scenario: "older"}}, seq: 4}}
 	next, _ := m.Update(newer)
@@ -341,7 +330,7 @@ func TestStaleSampleDropped(t *testing.T) {
 }
 
 func TestOtherMessagesIgnored(t *testing.T) {
-	m := New(newFake(), time.Hour)
+	m := New(newFake())
 	next, cmd := m.Update(tea.KeyReleaseMsg{Code: 'q'})
 	if cmd != nil || next.(Model).view.help {
 		t.Error("key release acted")
@@ -353,7 +342,7 @@ func TestOtherMessagesIgnored(t *testing.T) {
 // any Cmd runs.
 func TestKeysApplyInTheOrderPressed(t *testing.T) {
 	f := newFake()
-	var m tea.Model = New(f, time.Second)
+	var m tea.Model = New(f)
 	var cmds []tea.Cmd
 	for _, k := range []string{"7", "3", "+", "0"} {
 		var cmd tea.Cmd
@@ -379,7 +368,7 @@ func TestKeysApplyInTheOrderPressed(t *testing.T) {
 // on the way; keys other than scroll, close and quit do nothing there.
 func TestHelpScrollsToEveryLineAt80x24(t *testing.T) {
 	f := newFake()
-	m := New(f, time.Hour)
+	m := New(f)
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m = next.(Model)
 	m, _ = press(t, m, "?")
@@ -422,7 +411,7 @@ func TestHelpScrollsToEveryLineAt80x24(t *testing.T) {
 // dashboard's panels, d again brings them back; it applies nothing.
 func TestDetailToggles(t *testing.T) {
 	f := newFake()
-	m, _ := press(t, New(f, time.Hour), "d")
+	m, _ := press(t, New(f), "d")
 	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "latency ms") || strings.Contains(out, "sizes tried") {
 		t.Errorf("d did not show the detail:\n%s", out)
 	}
@@ -440,7 +429,7 @@ func TestDetailToggles(t *testing.T) {
 // one: a newer sample, a resize and a view toggle each give the frame
 // render makes for the new state.
 func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
-	m := New(&fakeSource{}, time.Second)
+	m := New(&fakeSource{})
 	a := richSnapshot()
 	b := richSnapshot()
 	b.Scenario = "count"
@@ -453,10 +442,10 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	}
 	want("first", m)
 	first := m.last.content
-	next, _ := m.update(tickMsg{sample{snap: a, seq: 1}})
+	next, _ := m.update(sampleMsg{sample{snap: a, seq: 1}})
 	m = next.(Model)
 	if m.View().Content != first || m.last.content != first {
-		t.Fatal("a tick changed the frame")
+		t.Fatal("the same sample again changed the frame")
 	}
 	m.take(sample{snap: b, seq: 2})
 	want("newer sample", m)

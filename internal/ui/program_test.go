@@ -36,6 +36,25 @@ func (c crlf) Write(p []byte) (n int, err error) {
 	return len(p), nil
 }
 
+// feedSamples sends p Sampled every period, as cmd/offtop does on each
+// sample the source takes, until the returned stop is called.
+func feedSamples(p *tea.Program, period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p.Send(Sampled())
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // waitScreen polls the emulator's screen until ok holds or the deadline.
 func waitScreen(t *testing.T, emu *vt.SafeEmulator, what string, ok func(string) bool) string {
 	t.Helper()
@@ -61,13 +80,14 @@ func TestProgramOnVirtualScreen(t *testing.T) {
 	}
 	f := newFake()
 	emu := vt.NewSafeEmulator(80, 24)
-	p := tea.NewProgram(New(f, 50*time.Millisecond),
+	p := tea.NewProgram(New(f),
 		tea.WithInput(emu),
 		tea.WithOutput(crlf{emu}),
 		tea.WithWindowSize(80, 24),
 		tea.WithColorProfile(colorprofile.Ascii),
 		tea.WithoutSignals(),
 	)
+	defer feedSamples(p, 50*time.Millisecond)()
 	var runErr error
 	done := make(chan struct{}) // closed when Run returns
 	go func() {

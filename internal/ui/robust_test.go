@@ -60,13 +60,14 @@ func startProgram(t *testing.T, src Source, w, h int) (*vt.SafeEmulator, *counti
 	t.Helper()
 	emu := vt.NewSafeEmulator(w, h)
 	out := &countingWriter{w: crlf{emu}}
-	p := tea.NewProgram(New(src, 50*time.Millisecond),
+	p := tea.NewProgram(New(src),
 		tea.WithInput(emu),
 		tea.WithOutput(out),
 		tea.WithWindowSize(w, h),
 		tea.WithColorProfile(colorprofile.Ascii),
 		tea.WithoutSignals(),
 	)
+	unfeed := feedSamples(p, 50*time.Millisecond)
 	var runErr error
 	done := make(chan struct{})
 	go func() {
@@ -76,6 +77,7 @@ func startProgram(t *testing.T, src Source, w, h int) (*vt.SafeEmulator, *counti
 	var once sync.Once
 	stop := func() error {
 		once.Do(func() {
+			unfeed()
 			p.Kill()
 			<-done
 		})
@@ -209,7 +211,7 @@ func TestPanicInUpdateGoesToCrashHandler(t *testing.T) {
 	get := reports(t, nil)
 	src := &constSource{snap: richSnapshot()}
 	src.panicPost.Store(true)
-	m := New(src, time.Hour)
+	m := New(src)
 	next, cmd := m.Update(keyMsg("4"))
 	if cmd != nil {
 		t.Error("a command after a panic")
@@ -223,8 +225,8 @@ func TestPanicInUpdateGoesToCrashHandler(t *testing.T) {
 	}
 }
 
-// TestPanicInCmdGoesToCrashHandler: a panic in a Cmd, even one inside a
-// batch, goes to the crash handler, not to Bubble Tea's catcher (which
+// TestPanicInCmdGoesToCrashHandler: a panic in a Cmd (the read Sampled
+// asks for) goes to the crash handler, not to Bubble Tea's catcher (which
 // prints a stack over the screen); the program stops when the handler
 // kills it and writes no "Caught panic".
 func TestPanicInCmdGoesToCrashHandler(t *testing.T) {
@@ -241,7 +243,7 @@ func TestPanicInCmdGoesToCrashHandler(t *testing.T) {
 	emu, _, prog, stop := startProgram(t, src, 80, 24)
 	p.Store(prog)
 	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
-	src.panicSnapshot.Store(true) // the next tick's sample read panics
+	src.panicSnapshot.Store(true) // the next sample's read panics
 	deadline := time.Now().Add(10 * time.Second)
 	for len(get()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

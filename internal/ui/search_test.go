@@ -60,7 +60,7 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 // a key posts CancelAutoSize and nothing else; q still quits.
 func TestAnyKeyCancelsTheSearch(t *testing.T) {
 	f := newFake()
-	m := New(f, time.Hour)
+	m := New(f)
 	m.snap.Search = session.Search{Running: true, Sizes: []int{1, 2}}
 	for _, k := range []string{"3", "d", "?", "a"} {
 		next, cmd := m.Update(KeyMsg(k))
