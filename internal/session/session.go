@@ -262,6 +262,7 @@ func New(c Config) (*Session, error) {
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
 		s.paused = true
 		scen.Pause(true)
+		s.sizes.pause(true)
 	}
 	if err := scen.Start(s.env()); err != nil {
 		s.shutdown()
@@ -566,8 +567,10 @@ func (s *Session) apply(a Action) error {
 	case TogglePause:
 		s.mu.Lock()
 		s.paused = !s.paused
-		scen.Pause(s.paused)
+		paused := s.paused
+		scen.Pause(paused)
 		s.mu.Unlock()
+		s.sizes.pause(paused)
 	case Reset:
 		if !a.search { // a key's r: the search's result goes with the rows it measured
 			s.search.wg.Wait() // stopped above; its posts see the cancel and return
@@ -639,7 +642,8 @@ func (s *Session) switchScenario() error {
 	old.Stop()
 	k := s.sizeKey()
 	k.scen = next
-	s.enterSize(k) // before Start: the new scenario's first observations are its own
+	s.sizes.pause(false) // the next scenario starts with its load on
+	s.enterSize(k)       // before Start: the new scenario's first observations are its own
 	if err := scen.Start(s.env()); err != nil {
 		k.scen = oldName
 		s.enterSize(k)

@@ -19,13 +19,16 @@ import (
 // sent at 0 workers and answered after the switch to 1 belongs to 0). After
 // a change, the Loop first runs what was queued on it before the change
 // (an inline task of the size before); observations that begin before it
-// has are counted in Unsettled and recorded in no row.
+// has are counted in Unsettled and recorded in no row. While the load is
+// paused (space) the row in force is not held: its time, completions, CPU
+// and observations count in no row, since they are not what the size does
+// under the load.
 type SizeRow struct {
 	Scenario   string
 	Workers    int
 	GOMAXPROCS int
-	// Held is the wall time this size was in force, the current stretch
-	// included.
+	// Held is the wall time this size was in force with the load on, the
+	// current stretch included.
 	Held time.Duration
 	// Probe is the Loop probe's lateness at this size, corrected for
 	// coordinated omission.
@@ -91,6 +94,7 @@ type sizeStretch struct {
 	done0   int64     // completed at start
 	cpu0    time.Duration
 	cpuOK0  bool
+	paused  bool // the load was paused: nothing of it counts
 }
 
 // counters reads the pool's completed count and the process CPU time.
@@ -146,15 +150,37 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 		z.rows[k] = acc
 		z.order = append(z.order, acc)
 	}
-	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK}
+	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused}
 	if drained {
 		st.settled = now
 	}
+	z.push(st)
+	return st
+}
+
+// push makes st the stretch in force. Callers hold mu.
+func (z *sizes) push(st *sizeStretch) {
 	z.stretchs = append(z.stretchs, st)
 	if len(z.stretchs) > maxStretches {
 		z.stretchs = slices.Delete(z.stretchs, 0, len(z.stretchs)-maxStretches)
 	}
-	return st
+}
+
+// pause stops (on) or restarts the row in force from now: a paused
+// stretch adds nothing to its row, and what begins in it is filed in no
+// row. A row entered while paused starts paused. Pausing twice, or
+// resuming a row not paused, does nothing.
+func (z *sizes) pause(on bool) {
+	now := z.now()
+	done, cpu, cpuOK := z.read()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	cur := z.current()
+	if cur == nil || cur.paused == on {
+		return
+	}
+	z.close(cur, now, done, cpu, cpuOK)
+	z.push(&sizeStretch{acc: cur.acc, start: now, settled: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on})
 }
 
 // settle marks st's row as counting from now.
@@ -181,7 +207,7 @@ func (z *sizes) current() *sizeStretch {
 
 // close adds st's time and counts up to now into its row. Callers hold mu.
 func (z *sizes) close(st *sizeStretch, now time.Time, done int64, cpu time.Duration, cpuOK bool) {
-	if st == nil {
+	if st == nil || st.paused {
 		return
 	}
 	held, d, c, ok := st.span(now, done, cpu, cpuOK)
@@ -217,6 +243,9 @@ func (z *sizes) file(start time.Time) *sizeAcc {
 		st := z.stretchs[i]
 		if st.start.After(start) {
 			continue
+		}
+		if st.paused {
+			return nil
 		}
 		if st.settled.IsZero() || start.Before(st.settled) {
 			st.acc.unsettled++
@@ -301,11 +330,13 @@ func (z *sizes) snapshot() []SizeRow {
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
 		}
 		if cur != nil && cur.acc == a {
-			held, d, c, ok := cur.span(now, done, cpu, cpuOK)
-			r.Held += held
-			r.Completed += d
-			r.CPUSeconds += c.Seconds()
-			r.CPUKnown = r.CPUKnown && ok
+			if !cur.paused {
+				held, d, c, ok := cur.span(now, done, cpu, cpuOK)
+				r.Held += held
+				r.Completed += d
+				r.CPUSeconds += c.Seconds()
+				r.CPUKnown = r.CPUKnown && ok
+			}
 			r.Current = true
 		}
 		if spec.FromProbe {

@@ -206,3 +206,47 @@ func TestResetClearsHistoryAndRows(t *testing.T) {
 		t.Errorf("after r: %d history points, sizes %+v", len(snap.WorkersHistory), snap.Sizes)
 	}
 }
+
+// TestSizesPausedCountsNothing: while the load is paused the row in force
+// gains no held time, completions, CPU or observations; a size entered
+// while paused starts paused; resuming counts again from then.
+func TestSizesPausedCountsNothing(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.enter(sizeKey{"server", 1, 2}, true)
+	c.at(2*time.Second, 40, 1)
+	z.observeProbe(5 * time.Millisecond) // counts: the load is on
+	z.pause(true)
+	z.pause(true) // twice: nothing more
+	c.at(3*time.Second, 41, 1.1)
+	z.observeProbe(time.Millisecond) // paused: no row
+	z.observeHeadline(time.Millisecond)
+	z.settle(z.enter(sizeKey{"server", 2, 2}, false)) // entered paused
+	c.at(6*time.Second, 45, 1.3)
+	z.observeProbe(time.Millisecond)
+	rows := z.snapshot()
+	if r := rowOf(t, rows, "server", 2); r.Held != 0 || r.Completed != 0 || r.CPUSeconds != 0 || r.Probe.Count != 0 || !r.Current {
+		t.Errorf("row 2 entered paused: held %v done %d cpu %v probe count %d current %v, want nothing counted, current", r.Held, r.Completed, r.CPUSeconds, r.Probe.Count, r.Current)
+	}
+	z.pause(false)
+	c.at(7*time.Second, 65, 1.8)
+	z.observeProbe(2 * time.Millisecond) // began at 7s-2ms, after the resume at 6s: counts
+	rows = z.snapshot()
+	one, two := rowOf(t, rows, "server", 1), rowOf(t, rows, "server", 2)
+	if one.Held != 2*time.Second || one.Completed != 40 || one.CPUSeconds != 1 || one.Probe.Count == 0 {
+		t.Errorf("row 1: held %v done %d cpu %v probe count %d, want 2s 40 1 and its one sample", one.Held, one.Completed, one.CPUSeconds, one.Probe.Count)
+	}
+	if two.Held != time.Second || two.Completed != 20 || two.Probe.Count == 0 || two.Headline.Count != 0 {
+		t.Errorf("row 2 after resume: held %v done %d probe count %d headline count %d, want 1s 20, the probe sample after the resume, no headline", two.Held, two.Completed, two.Probe.Count, two.Headline.Count)
+	}
+	n1 := one.Probe.Count
+	z.pause(true)
+	c.at(9*time.Second, 70, 2)
+	if r := rowOf(t, z.snapshot(), "server", 1); r.Probe.Count != n1 {
+		t.Errorf("row 1 probe count %d after a pause, want %d", r.Probe.Count, n1)
+	}
+	if r := rowOf(t, z.snapshot(), "server", 2); r.Held != time.Second {
+		t.Errorf("row 2 held %v paused again, want 1s", r.Held)
+	}
+}
