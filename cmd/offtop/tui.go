@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/ui"
 )
@@ -81,15 +82,15 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	crash.Go(func() { playKeys(o.keys, start, stop, func(key string) { p.Send(ui.KeyMsg(key)) }) })
+	// Attached, --interval is the redraw period (the agent samples at its
+	// own): at most one redraw an interval. In-process the sampler runs at
+	// --interval itself, so each sample is drawn.
+	var gap time.Duration
+	if o.attach != nil {
+		gap = o.session.Interval
+	}
 	crash.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-sampled:
-				p.Send(ui.Sampled()) // returns at once once the program has ended
-			}
-		}
+		forwardSamples(sampled, stop, gap, clock.Real, func() { p.Send(ui.Sampled()) }) // Send returns at once once the program has ended
 	})
 	if o.duration > 0 {
 		crash.Go(func() {
@@ -180,4 +181,28 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		return asSignalError(*sg)
 	}
 	return err
+}
+
+// forwardSamples calls send for each signal on sampled until stop closes,
+// at least gap apart on clk (0: as they come): signals that come sooner
+// wait, and those that come while one waits make one send (sampled holds
+// one), so the model reads the newest sample once.
+func forwardSamples(sampled <-chan struct{}, stop <-chan struct{}, gap time.Duration, clk clock.Clock, send func()) {
+	var last time.Time
+	for {
+		select {
+		case <-stop:
+			return
+		case <-sampled:
+		}
+		if wait := gap - clk.Now().Sub(last); gap > 0 && !last.IsZero() && wait > 0 {
+			select {
+			case <-stop:
+				return
+			case <-clk.After(wait):
+			}
+		}
+		last = clk.Now()
+		send()
+	}
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/clock"
+)
+
+// TestForwardSamplesAtMostOneAGap: attached with --interval 1s, samples
+// every 250 ms make one redraw a second, the first at once; signals that
+// come while one waits make one send; gap 0 sends each as it comes.
+func TestForwardSamplesAtMostOneAGap(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	sampled, stop := make(chan struct{}, 1), make(chan struct{})
+	sent := make(chan time.Time, 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		forwardSamples(sampled, stop, time.Second, clk, func() { sent <- clk.Now() })
+	}()
+	signal := func() { // as runTUI's collector: never blocks
+		select {
+		case sampled <- struct{}{}:
+		default:
+		}
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	at := func(want time.Duration) {
+		t.Helper()
+		select {
+		case got := <-sent:
+			if d := got.Sub(time.Unix(1000, 0)); d != want {
+				t.Fatalf("a send at %v, want %v", d, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no send; want one at %v", want)
+		}
+	}
+	signal()
+	at(0) // the first at once
+	for range 3 {
+		clk.Advance(250 * time.Millisecond)
+		signal()
+		signal() // while one is pending: coalesced
+		if clk.Now().Sub(time.Unix(1000, 0)) == 250*time.Millisecond {
+			waitFor("the wait for the gap", func() bool { return clk.Waiters() == 1 })
+		}
+	}
+	clk.Advance(250 * time.Millisecond) // t = 1s
+	at(time.Second)
+	waitFor("the pending signal's wait", func() bool { return clk.Waiters() == 1 })
+	select {
+	case got := <-sent:
+		t.Fatalf("a send at %v before the gap", got)
+	default:
+	}
+	clk.Advance(time.Second)
+	at(2 * time.Second)
+	close(stop)
+	<-done
+
+	// gap 0: each signal is sent as it comes, no wait.
+	stop0 := make(chan struct{})
+	done0 := make(chan struct{})
+	go func() {
+		defer close(done0)
+		forwardSamples(sampled, stop0, 0, clk, func() { sent <- clk.Now() })
+	}()
+	for i := range 3 {
+		clk.Advance(10 * time.Millisecond)
+		signal()
+		at(2*time.Second + time.Duration(i+1)*10*time.Millisecond)
+	}
+	close(stop0)
+	<-done0
+}
