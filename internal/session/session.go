@@ -370,6 +370,15 @@ func (s *Session) Snapshot() Snapshot {
 	return s.overlay(snap)
 }
 
+// showLoad puts load, the scenario's load just changed, in the newest
+// sample, so the screen says what [ or ] did at once, not a sample later
+// (the rest of the sample's figures wait for the next one).
+func (s *Session) showLoad(load string) {
+	s.lastMu.Lock()
+	s.last.Load = load
+	s.lastMu.Unlock()
+}
+
 // overlay lays the control state over snap. Callers hold mu.
 func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Scenario = s.scenName
@@ -564,6 +573,7 @@ func (s *Session) apply(a Action) error {
 		s.enterSize(s.sizeKey())
 	case Load:
 		scen.SetLoad(a.N)
+		s.showLoad(scen.Status().Load)
 	case TogglePause:
 		s.mu.Lock()
 		s.paused = !s.paused

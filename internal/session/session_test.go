@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/offtop/offtop/internal/clock"
 	"runtime"
 	"testing"
 	"time"
@@ -366,5 +367,22 @@ func TestPoolCountsPerScenario(t *testing.T) {
 	b, err := json.Marshal(n)
 	if err != nil || !bytes.Contains(b, []byte(fmt.Sprintf(`"failed":%d`, n.Failed))) {
 		t.Errorf("JSON lost the cumulative failed %d: %v %s", n.Failed, err, b)
+	}
+}
+
+// TestLoadShowsAtOnce: after [ or ] the Snapshot carries the scenario's
+// new load text at once, before the next sample (the fake clock moves to
+// the first sample only, so no other comes).
+func TestLoadShowsAtOnce(t *testing.T) {
+	clk := clock.NewFake(time.Now())
+	s := newSession(t, Config{Scenario: "stall", Workers: 1, Interval: 250 * time.Millisecond, Clock: clk})
+	clk.Advance(250 * time.Millisecond) // the first sample, and no other
+	waitFor(t, "the first sample with the load text", func() bool { return s.Snapshot().Load != "" })
+	before := s.Snapshot().Load
+	if err := s.Apply(Action{Kind: Load, N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if after := s.Snapshot().Load; after == before {
+		t.Errorf("load text after ]: %q, unchanged", after)
 	}
 }
