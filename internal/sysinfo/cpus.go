@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // CPUs is what the process may really use (seed 000 section 3: the
@@ -123,11 +124,30 @@ func ReadCPUs(root string) CPUs {
 	q, file, err := readQuota(root)
 	switch {
 	case err != nil:
-		c.Warning = "cpu limit unknown: " + err.Error()
+		c.Warning = "cpu limit unknown: " + oneLine(err.Error())
 	default:
 		c.Quota, c.QuotaFile, c.QuotaKnown = q, file, true
 	}
 	return c
+}
+
+// oneLine is s with its control characters escaped as Go writes them in a
+// string literal (\n, \x00): a path read from mountinfo may hold any byte
+// (\012 unescapes to a newline), and a warning is one line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // errNoCgroup is returned when the process is in no cpu cgroup hierarchy.
