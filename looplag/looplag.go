@@ -99,8 +99,8 @@ type Stats struct {
 // Stats reads the monitor.
 func (m *Monitor) Stats() Stats {
 	s := m.p.Stats()
-	return Stats{Corrected: s.Corrected.Public(), Raw: s.Raw.Public(),
-		CorrectedAll: s.CorrectedAll.Public(), RawAll: s.RawAll.Public(),
+	return Stats{Corrected: s.Corrected, Raw: s.Raw,
+		CorrectedAll: s.CorrectedAll, RawAll: s.RawAll,
 		Missed: s.Missed, Stalled: s.Stalled}
 }
 

@@ -192,8 +192,8 @@ func statsOf(s ipool.Stats) Stats {
 	out := Stats{At: s.At, Size: s.Size,
 		Submitted: s.Submitted, Completed: s.Completed, Failed: s.Failed, TimedOut: s.TimedOut,
 		Running: s.Running, Queued: s.Queued, Rejected: s.Rejected,
-		Wait: s.Wait.Public(), Run: s.Run.Public(), Total: s.Total.Public(),
-		WaitAll: s.WaitAll.Public(), RunAll: s.RunAll.Public(), TotalAll: s.TotalAll.Public(),
+		Wait: s.Wait, Run: s.Run, Total: s.Total,
+		WaitAll: s.WaitAll, RunAll: s.RunAll, TotalAll: s.TotalAll,
 		Workers: make([]Worker, len(s.Workers)),
 	}
 	for i, w := range s.Workers {

@@ -11,6 +11,8 @@ package hist
 import (
 	"sync"
 	"time"
+
+	"github.com/offtop/offtop/latency"
 )
 
 // Range and precision of every Recorder. Values are nanoseconds.
@@ -28,16 +30,9 @@ const (
 	SigFigs = 2
 )
 
-// Summary is a read of a histogram. Durations are zero when Count is 0:
-// callers must show "n/a" then, never the zero (STACK.md: an empty hdr
-// histogram still returns a bucket value).
-type Summary struct {
-	P50, P90, P99, P999, Max time.Duration
-	// Count is the number of recorded values, corrected samples included.
-	Count int64
-	// Clamped counts values above Highest that were recorded as Highest.
-	Clamped int64
-}
+// Summary is a read of a histogram: package latency's, the one type
+// every latency figure of offtop is.
+type Summary = latency.Summary
 
 // durationOf is a value in ns as a Duration.
 func durationOf(ns int64) time.Duration { return time.Duration(ns) }

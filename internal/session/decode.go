@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/millis"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
 )
@@ -49,8 +50,8 @@ func (j SizeJSON) Row() SizeRow {
 		Scenario: j.Scenario, Workers: j.Workers, GOMAXPROCS: j.GOMAXPROCS,
 		Held:         time.Duration(j.HeldS * float64(time.Second)),
 		HeadlineName: j.Headline, Current: j.Current, Unsettled: j.Unsettled,
-		Probe:    hist.Summary{P99: hist.FromMS(j.ProbeP99MS), Max: hist.FromMS(j.ProbeMaxMS), Count: j.ProbeCount},
-		Headline: hist.Summary{P99: hist.FromMS(j.HeadlineP99MS), Count: j.HeadlineCount},
+		Probe:    hist.Summary{P99: millis.Duration(j.ProbeP99MS), Max: millis.Duration(j.ProbeMaxMS), Count: j.ProbeCount},
+		Headline: hist.Summary{P99: millis.Duration(j.HeadlineP99MS), Count: j.HeadlineCount},
 	}
 	r.Completed = int64(math.Round(j.ThroughputPerS * j.HeldS))
 	if j.CPUPerWall != nil {

@@ -3,7 +3,7 @@ package session
 import (
 	"math"
 
-	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/millis"
 )
 
 // SchemaVersion is the version of the Snapshot's JSON in the schema field. It
@@ -44,10 +44,10 @@ func (r SizeRow) JSON() SizeJSON {
 		Current:        r.Current, Unsettled: r.Unsettled,
 	}
 	if r.Probe.Count > 0 {
-		j.ProbeP99MS, j.ProbeMaxMS = hist.MS(r.Probe.P99), hist.MS(r.Probe.Max)
+		j.ProbeP99MS, j.ProbeMaxMS = millis.Of(r.Probe.P99), millis.Of(r.Probe.Max)
 	}
 	if r.Headline.Count > 0 {
-		j.HeadlineP99MS = hist.MS(r.Headline.P99)
+		j.HeadlineP99MS = millis.Of(r.Headline.P99)
 	}
 	if v := r.CPUPerWall(); !math.IsNaN(v) {
 		v = round3(v)

@@ -1,4 +1,4 @@
-package hist
+package latency
 
 import (
 	"encoding/json"
