@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/offtop/offtop/internal/link"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/pool"
 )
@@ -121,7 +120,7 @@ type Agent struct {
 // token file and logs its path. Serve it with Mount or Handler; stop it
 // with Close.
 func New(o Options) (*Agent, error) {
-	engine := link.PoolEngine(o.Pool)
+	engine := accounted(o.Pool)
 	if o.Control && engine == nil {
 		return nil, ErrNoPool
 	}
@@ -154,6 +153,21 @@ func New(o Options) (*Agent, error) {
 		a.hub.run(s.Samples())
 	}()
 	return a, nil
+}
+
+// accounted is p, or nil when p holds a nil *pool.Pool or *pool.Meter.
+func accounted(p pool.Accounted) pool.Accounted {
+	switch q := p.(type) {
+	case *pool.Pool:
+		if q == nil {
+			return nil
+		}
+	case *pool.Meter:
+		if q == nil {
+			return nil
+		}
+	}
+	return p
 }
 
 // Info is what the agent says about itself at DefaultPath.

@@ -1,5 +1,4 @@
-// Package bench compares offtop's worker pool (internal/pool, importable
-// here because this module's path is under github.com/offtop/offtop) with a
+// Package bench compares offtop's worker pool (package pool) with a
 // bare unbuffered channel, github.com/panjf2000/ants/v2 and
 // github.com/alitto/pond/v2, in one `go test -bench` run:
 //
@@ -24,7 +23,7 @@ import (
 	"github.com/alitto/pond/v2"
 	"github.com/panjf2000/ants/v2"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/pool"
 )
 
 var sizes = []int{1, 2, 8}

@@ -11,8 +11,8 @@ import (
 	"github.com/alitto/pond/v2"
 	"github.com/panjf2000/ants/v2"
 
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/pool"
 )
 
 const (

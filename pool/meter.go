@@ -8,7 +8,6 @@ import (
 
 	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
-	ipool "github.com/offtop/offtop/internal/pool"
 )
 
 // ErrNotResizable is what Meter.Resize returns without MeterOptions.Resize.
@@ -185,23 +184,20 @@ func (m *Meter) ResetLatency() {
 // Stats reads the Meter: Workers are the places (see Meter), as many as
 // the pool's size, or more while more tasks run. The in-progress task's
 // time counts in Busy (not yet in OnCPU).
-func (m *Meter) Stats() Stats { return statsOf(m.engineStats()) }
-
-// engineStats is Stats in the engine's types, for the agent.
-func (m *Meter) engineStats() ipool.Stats {
+func (m *Meter) Stats() Stats {
 	size := m.size()
 	now := time.Now()
 	m.mu.Lock()
-	s := ipool.Stats{At: now, Size: size, Counts: m.countsLocked()}
+	s := Stats{At: now, Size: size, Counts: m.countsLocked()}
 	n := max(size, 0)
 	for i := range m.places {
 		if m.places[i].running {
 			n = max(n, i+1)
 		}
 	}
-	s.Workers = make([]ipool.WorkerStats, n)
+	s.Workers = make([]WorkerStats, n)
 	for i := range s.Workers {
-		w := ipool.WorkerStats{Slot: i, Started: m.start, OnCPUKnown: cpuclock.Known}
+		w := WorkerStats{Slot: i, Started: m.start, OnCPUKnown: cpuclock.Known}
 		if i < len(m.places) {
 			p := m.places[i]
 			w.Busy, w.OnCPU, w.Running = p.busy, p.onCPU, p.running
@@ -218,19 +214,14 @@ func (m *Meter) engineStats() ipool.Stats {
 	return s
 }
 
-func (m *Meter) countsLocked() ipool.Counts {
-	return ipool.Counts{Submitted: m.submitted, Completed: m.completed, Failed: m.failed,
+func (m *Meter) countsLocked() Counts {
+	return Counts{Submitted: m.submitted, Completed: m.completed, Failed: m.failed,
 		Running: m.running, Queued: m.queued, Rejected: m.rejected}
 }
 
-// meterEngine is a Meter as the agent's session samples it.
-type meterEngine struct{ m *Meter }
-
-func (e meterEngine) Stats() ipool.Stats { return e.m.engineStats() }
-func (e meterEngine) Counts() ipool.Counts {
-	e.m.mu.Lock()
-	defer e.m.mu.Unlock()
-	return e.m.countsLocked()
+// Counts reads the Meter's counts under one lock.
+func (m *Meter) Counts() Counts {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.countsLocked()
 }
-func (e meterEngine) Resize(n int) error { return e.m.Resize(n) }
-func (e meterEngine) ResetLatency()      { e.m.ResetLatency() }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/pace"
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/pool"
 )
 
 // Defaults of the crash scenario (seed 003: a pool must survive tasks that

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/pool"
 	"go.uber.org/goleak"
 )
 

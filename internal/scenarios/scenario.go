@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/clock"
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/pool"
 )
 
 // Env is what a scenario may use. Everything a scenario does to the process

@@ -3,8 +3,8 @@ package session
 import (
 	"fmt"
 
-	"github.com/offtop/offtop/internal/link"
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/pool"
 )
 
 // DefaultProgramName names a Program that gives no Name.
@@ -31,9 +31,8 @@ type Program struct {
 }
 
 // ProgramPool is a program's pool as a Program session reads and resizes
-// it: *pool.Pool is one, and so is package pool's Meter over a pool of the
-// program's own (its engine, through internal/link).
-type ProgramPool = link.Engine
+// it: a *pool.Pool, or a *pool.Meter over a pool of the program's own.
+type ProgramPool = pool.Accounted
 
 // ProgramActions reports whether a Session watching a Program applies k:
 // a pool resize (when it has a pool), reset, and GOMAXPROCS.

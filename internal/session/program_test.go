@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
+	"github.com/offtop/offtop/pool"
 )
 
 // TestProgramSession pins the agent's engine: it samples and resizes the

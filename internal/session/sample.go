@@ -7,10 +7,10 @@ import (
 
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pace"
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/pool"
 )
 
 // sampler holds what one sample needs from the previous one. Only the

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/clock"
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/pool"
 )
 
 // Defaults of Config's zero fields (DESIGN.md, CLI contract).

@@ -8,8 +8,8 @@ package engine
 import (
 	"time"
 
-	"github.com/offtop/offtop/internal/pool"
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/pool"
 )
 
 // Engine is a running engine. Its methods are for one goroutine.

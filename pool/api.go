@@ -1,36 +1,10 @@
-// Package pool is offtop's resizable FIFO worker pool with per-worker
-// accounting: busy time (wall time inside tasks) and on-CPU time (thread CPU
-// clock) for every worker, and queue-wait, run and total latency per task.
-//
-// Size 0 means "inline": the pool has no worker goroutines and hands each
-// task, in FIFO order, to the Inline executor given in Options (offtop passes
-// the Loop's Post, so the task runs on the single-goroutine main loop, as a
-// Node.js handler without worker_threads does). Tasks handed over are still
-// counted by the pool: queued until the executor starts them, then running.
-//
-// A task may have a timeout (Options.TaskTimeout, or SubmitTimeout): a
-// limit on its run time on a worker. A task that runs past it is counted
-// TimedOut and its done gets ErrTimeout at once. Go cannot stop a goroutine,
-// so the task keeps running: its goroutine is abandoned (counted in
-// Abandoned until the task returns; then it exits, counting nothing else and
-// calling no done; until then it also keeps the OS thread it is locked to)
-// and a fresh worker goroutine takes the slot at once. At most
-// Options.MaxAbandoned goroutines are abandoned at a time; a task timing out
-// beyond that keeps its slot, Stuck, until it returns.
-//
-// Invariant, at every Stats():
-//
-//	Submitted = Completed + Failed + TimedOut + Running + Queued
-//
-// (with no timeouts, TimedOut is 0 and this is Completed + Failed + Running
-// + Queued).
 package pool
 
 import (
 	"errors"
 	"time"
 
-	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/latency"
 )
 
 // MaxSize is the largest pool size Resize accepts.
@@ -190,8 +164,8 @@ type Stats struct {
 
 	// Latency of tasks over the sliding window and since Reset: Wait is
 	// submit to start, Run is start to end, Total is submit to end.
-	Wait, Run, Total          hist.Summary
-	WaitAll, RunAll, TotalAll hist.Summary
+	Wait, Run, Total          latency.Summary
+	WaitAll, RunAll, TotalAll latency.Summary
 }
 
 // Utilization returns per-slot busy and on-CPU fractions (0..1, clamped) of
