@@ -191,7 +191,7 @@ func (w *runAcct) detach(end int64) {
 // included. While w.mu is held with inRun set the worker cannot leave its
 // thread (endRun needs w.mu first), so reading that thread's CPU clock from
 // here is safe.
-func (w *runAcct) read(at int64, ws *WorkerStats) {
+func (w *runAcct) read(at int64, ws *Worker) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ws.Busy, ws.OnCPU, ws.OnCPUKnown = w.busy, w.onCPU, w.cpuOK

@@ -86,10 +86,10 @@ type Options struct {
 	PanicHandler func(v any)
 }
 
-// WorkerStats is one worker's cumulative accounting. Fractions over an
+// Worker is one worker's cumulative accounting. Fractions over an
 // interval are differences of two Stats divided by the wall time between them
 // (see Utilization).
-type WorkerStats struct {
+type Worker struct {
 	// Slot is the worker's stable index 0..MaxSize-1; a replaced worker keeps
 	// its slot. The inline executor is not a worker and has no slot.
 	Slot int
@@ -160,7 +160,7 @@ type Stats struct {
 	// Counts since New, read under the same lock as Workers, so
 	// Submitted = Completed + Failed + TimedOut + Running + Queued exactly.
 	Counts
-	Workers []WorkerStats // live workers (retiring ones included), by slot
+	Workers []Worker // live workers (retiring ones included), by slot
 
 	// Latency of tasks over the sliding window and since Reset: Wait is
 	// submit to start, Run is start to end, Total is submit to end.

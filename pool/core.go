@@ -433,10 +433,10 @@ func (p *Pool) Stats() Stats {
 			n++
 		}
 	}
-	s.Workers = make([]WorkerStats, n)
+	s.Workers = make([]Worker, n)
 	var lat []latTimes // the workers' latencies not yet recorded
 	for i, w := range ws[:n] {
-		s.Workers[i] = WorkerStats{Slot: w.slot, Started: w.started, gen: w.gen,
+		s.Workers[i] = Worker{Slot: w.slot, Started: w.started, gen: w.gen,
 			Running: w.assigned, Retiring: w.retiring, Stuck: w.stuck,
 			Completed: w.completed, Failed: w.failed, TimedOut: w.timedOut}
 		lat = w.lat.takeLocked(lat)

@@ -22,15 +22,17 @@ func Example() {
 	// Output: 55 4 10 true
 }
 
-// A task that panics is counted Failed; the pool goes on.
+// A task that panics is counted Failed and its worker replaced; the pool
+// goes on.
 func ExamplePool_Submit() {
 	p, _ := pool.New(pool.Options{Size: 1})
 	defer p.Close()
 	done := make(chan error, 1)
 	_ = p.Submit(func() { panic("boom") }, func(err error) { done <- err })
 	fmt.Println(<-done)
-	fmt.Println(p.Do(func() {}), p.Stats().Failed)
+	s := p.Stats()
+	fmt.Println(p.Do(func() {}), s.Failed, s.Replaced, s.Workers[0].Failed)
 	// Output:
 	// pool: task panicked: boom
-	// <nil> 1
+	// <nil> 1 1 1
 }

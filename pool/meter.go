@@ -195,9 +195,9 @@ func (m *Meter) Stats() Stats {
 			n = max(n, i+1)
 		}
 	}
-	s.Workers = make([]WorkerStats, n)
+	s.Workers = make([]Worker, n)
 	for i := range s.Workers {
-		w := WorkerStats{Slot: i, Started: m.start, OnCPUKnown: cpuclock.Known}
+		w := Worker{Slot: i, Started: m.start, OnCPUKnown: cpuclock.Known}
 		if i < len(m.places) {
 			p := m.places[i]
 			w.Busy, w.OnCPU, w.Running = p.busy, p.onCPU, p.running

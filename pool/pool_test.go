@@ -480,8 +480,8 @@ func TestUtilizationInjectedClock(t *testing.T) {
 
 func TestUtilizationPure(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	ws := func(slot int, gen uint64, busy, cpu time.Duration) WorkerStats {
-		return WorkerStats{Slot: slot, gen: gen, Busy: busy, OnCPU: cpu, OnCPUKnown: true}
+	ws := func(slot int, gen uint64, busy, cpu time.Duration) Worker {
+		return Worker{Slot: slot, gen: gen, Busy: busy, OnCPU: cpu, OnCPUKnown: true}
 	}
 	ms := time.Millisecond
 	cases := []struct {
@@ -489,23 +489,23 @@ func TestUtilizationPure(t *testing.T) {
 		prev, cur  Stats
 		busy, oncp []float64
 	}{
-		{"half", Stats{At: t0, Workers: []WorkerStats{ws(0, 1, 100*ms, 10*ms)}},
-			Stats{At: t0.Add(100 * ms), Workers: []WorkerStats{ws(0, 1, 150*ms, 30*ms)}},
+		{"half", Stats{At: t0, Workers: []Worker{ws(0, 1, 100*ms, 10*ms)}},
+			Stats{At: t0.Add(100 * ms), Workers: []Worker{ws(0, 1, 150*ms, 30*ms)}},
 			[]float64{0.5}, []float64{0.2}},
-		{"clamped", Stats{At: t0, Workers: []WorkerStats{ws(0, 1, 100*ms, 50*ms), ws(1, 2, 0, 0)}},
-			Stats{At: t0.Add(100 * ms), Workers: []WorkerStats{ws(0, 1, 90*ms, 40*ms), ws(1, 2, 300*ms, 300*ms)}},
+		{"clamped", Stats{At: t0, Workers: []Worker{ws(0, 1, 100*ms, 50*ms), ws(1, 2, 0, 0)}},
+			Stats{At: t0.Add(100 * ms), Workers: []Worker{ws(0, 1, 90*ms, 40*ms), ws(1, 2, 300*ms, 300*ms)}},
 			[]float64{0, 1}, []float64{0, 1}},
-		{"new slot from prev.At", Stats{At: t0, Workers: []WorkerStats{ws(0, 1, 100*ms, 0)}},
-			Stats{At: t0.Add(100 * ms), Workers: []WorkerStats{ws(0, 1, 100*ms, 0), ws(3, 2, 25*ms, 0)}},
+		{"new slot from prev.At", Stats{At: t0, Workers: []Worker{ws(0, 1, 100*ms, 0)}},
+			Stats{At: t0.Add(100 * ms), Workers: []Worker{ws(0, 1, 100*ms, 0), ws(3, 2, 25*ms, 0)}},
 			[]float64{0, 0.25}, []float64{0, 0}},
-		{"restarted slot from zero", Stats{At: t0, Workers: []WorkerStats{ws(2, 1, 900*ms, 0)}},
-			Stats{At: t0.Add(100 * ms), Workers: []WorkerStats{ws(2, 7, 50*ms, 0)}},
+		{"restarted slot from zero", Stats{At: t0, Workers: []Worker{ws(2, 1, 900*ms, 0)}},
+			Stats{At: t0.Add(100 * ms), Workers: []Worker{ws(2, 7, 50*ms, 0)}},
 			[]float64{0.5}, []float64{0}},
-		{"no time passed", Stats{At: t0, Workers: []WorkerStats{ws(0, 1, 0, 0)}},
-			Stats{At: t0, Workers: []WorkerStats{ws(0, 1, 50*ms, 0)}},
+		{"no time passed", Stats{At: t0, Workers: []Worker{ws(0, 1, 0, 0)}},
+			Stats{At: t0, Workers: []Worker{ws(0, 1, 50*ms, 0)}},
 			[]float64{0}, []float64{0}},
 		{"cpu unknown", Stats{At: t0},
-			Stats{At: t0.Add(100 * ms), Workers: []WorkerStats{{Slot: 0, Busy: 10 * ms}}},
+			Stats{At: t0.Add(100 * ms), Workers: []Worker{{Slot: 0, Busy: 10 * ms}}},
 			[]float64{0.1}, nil},
 	}
 	for _, c := range cases {
