@@ -12,6 +12,8 @@ import (
 	"github.com/panjf2000/ants/v2"
 
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/latency"
+	"github.com/offtop/offtop/looplag"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -22,7 +24,7 @@ const (
 	// taskCPU is the CPU time one task takes on an uncontended core.
 	taskCPU = time.Millisecond
 	// probeResolution is the Loop-delay probe's period, offtop's default.
-	probeResolution = probe.DefaultResolution
+	probeResolution = looplag.DefaultResolution
 )
 
 // blockSize is the size of the buffer one SHA-256 step hashes.
@@ -203,7 +205,7 @@ func probeUnderLoad(b *testing.B, setup func(task func()) (run func(n int), stop
 	defer stop()
 	loop := probe.NewLoop()
 	defer loop.Close()
-	lag := probe.StartLagProbe(loop.Post, probeResolution, probe.DefaultWindow)
+	lag := probe.StartLagProbe(loop.Post, probeResolution, latency.DefaultWindow)
 	defer lag.Stop()
 	time.Sleep(2 * probeResolution) // a first sample or two: the probe is running
 	lag.Reset()

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/bench/internal/engine"
-	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/latency"
+	"github.com/offtop/offtop/looplag"
 )
 
 // BenchmarkSample is what one of offtop's samples costs the engine: the
@@ -42,14 +43,14 @@ func BenchmarkSample(b *testing.B) {
 				// One probe period between samples: each read finds a
 				// new value in the probes' histograms, never a kept read.
 				b.StopTimer()
-				time.Sleep(probe.DefaultResolution)
+				time.Sleep(looplag.DefaultResolution)
 				b.StartTimer()
 				e.Sample()
 			}
 		})
 	}
 	for _, w := range []int{1, 8, 64, 256} {
-		row(w, probe.DefaultWindow)
+		row(w, latency.DefaultWindow)
 	}
 	for _, win := range []time.Duration{30 * time.Second, 5 * time.Minute} {
 		row(8, win)

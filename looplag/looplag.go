@@ -18,7 +18,7 @@
 //
 // Every figure is a time.Duration; percentiles have 2 significant figures
 // (within 1% above 51 us) and values above 100 s are clamped. Window
-// figures cover the last Options.Window (5 s by default); the *All ones
+// figures cover the last Options.Window (DefaultWindow by default); the *All ones
 // everything since Reset. Each is a latency.Summary (package latency,
 // shared with pool): one with Count 0 has no data, its durations are 0 and
 // mean "n/a", not zero lateness.
@@ -40,8 +40,11 @@ import (
 
 // Defaults of Options' zero fields.
 const (
+	// DefaultResolution is the probe period, as Node's
+	// monitorEventLoopDelay default.
 	DefaultResolution = 10 * time.Millisecond
-	DefaultWindow     = 5 * time.Second
+	// DefaultWindow is the span of the sliding figures.
+	DefaultWindow = latency.DefaultWindow
 )
 
 // Options configure a Monitor. The zero value is usable.

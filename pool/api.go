@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/offtop/offtop/latency"
@@ -13,7 +14,7 @@ const MaxSize = 256
 // Errors returned by Submit, Do and Resize, or passed to done; match with
 // errors.Is.
 var (
-	ErrSize      = errors.New("pool: size out of range 0..256")
+	ErrSize      = fmt.Errorf("pool: size out of range 0..%d", MaxSize)
 	ErrClosed    = errors.New("pool: closed")
 	ErrQueueFull = errors.New("pool: queue full")
 	// ErrTimeout is what done gets (wrapped, naming the timeout) when a task
@@ -39,7 +40,7 @@ func (e *PanicError) Unwrap() error {
 
 // Options configure a Pool. The zero value is usable: size 0, unbounded
 // queue, no inline executor (tasks at size 0 then wait for a worker),
-// a clock reading the monotonic clock, 5 s latency window, no task timeout,
+// a clock reading the monotonic clock, latency.DefaultWindow, no task timeout,
 // at most DefaultMaxAbandoned goroutines abandoned, no panic handler.
 type Options struct {
 	// Size is the initial number of workers, 0..MaxSize.
@@ -58,7 +59,8 @@ type Options struct {
 	// time.Now plus the monotonic time since (one clock read per call
 	// instead of time.Now's two; it does not follow wall-clock steps).
 	Now func() time.Time
-	// Window is the span of the sliding latency window (5 s when 0).
+	// Window is the span of the sliding latency window
+	// (latency.DefaultWindow when 0).
 	Window time.Duration
 	// TaskTimeout limits the run time of every task Submit (and Do) queues,
 	// from the moment a worker starts it; 0 (or negative) means no limit.

@@ -9,10 +9,8 @@ import (
 
 	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/latency"
 )
-
-// DefaultWindow is the latency window used when Options.Window is 0.
-const DefaultWindow = 5 * time.Second
 
 // Pool is a resizable FIFO worker pool. Create it with New; all methods are
 // safe for concurrent use. A Pool must be closed with Close, which waits for
@@ -106,7 +104,7 @@ func New(o Options) (*Pool, error) {
 		clock = func() int64 { return int64(now().Sub(epoch)) }
 	}
 	if o.Window <= 0 {
-		o.Window = DefaultWindow
+		o.Window = latency.DefaultWindow
 	}
 	switch {
 	case o.MaxAbandoned == 0:

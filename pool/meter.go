@@ -8,6 +8,7 @@ import (
 
 	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/latency"
 )
 
 // ErrNotResizable is what Meter.Resize returns without MeterOptions.Resize.
@@ -27,7 +28,8 @@ type MeterOptions struct {
 	// MinSize is the least size Resize takes (1 for a pool with no
 	// inline size 0, as ants and pond); 0 when 0.
 	MinSize int
-	// Window is the span of the sliding latency window (5 s when 0).
+	// Window is the span of the sliding latency window
+	// (latency.DefaultWindow when 0).
 	Window time.Duration
 }
 
@@ -70,7 +72,7 @@ type place struct {
 // NewMeter returns a Meter for the pool o describes.
 func NewMeter(o MeterOptions) *Meter {
 	if o.Window <= 0 {
-		o.Window = 5 * time.Second
+		o.Window = latency.DefaultWindow
 	}
 	return &Meter{o: o, start: time.Now(),
 		wait:  hist.NewRecorder(o.Window, nil),

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/bench/internal/engine"
-	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/latency"
 )
 
 func main() {
@@ -29,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: engine [-interval D] [-duration D] (both > 0)")
 		os.Exit(2)
 	}
-	e, err := engine.Start(1, probe.DefaultWindow)
+	e, err := engine.Start(1, latency.DefaultWindow)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "engine:", err)
 		os.Exit(1)

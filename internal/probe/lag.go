@@ -11,16 +11,6 @@ import (
 	"github.com/offtop/offtop/internal/pace"
 )
 
-// Defaults offered to callers of StartLagProbe and StartSchedProbe; the
-// probes themselves take explicit values.
-const (
-	// DefaultResolution is the probe period, as Node's
-	// monitorEventLoopDelay default.
-	DefaultResolution = 10 * time.Millisecond
-	// DefaultWindow is the span of the sliding window.
-	DefaultWindow = 5 * time.Second
-)
-
 // LagProbe measures how late a callback runs against a fixed schedule: the
 // k-th sample is due at t0 + k*resolution, and its lateness is the time it
 // ran minus that due time. One sample is in flight at a time, like Node's

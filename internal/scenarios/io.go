@@ -13,6 +13,7 @@ import (
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
+	"github.com/offtop/offtop/pool"
 )
 
 // The io scenario's workload. Seed 004 sends each task's request to
@@ -38,7 +39,7 @@ const (
 	ioRequestTimeout = 5 * time.Second
 	// ioMaxIdleConns keeps a connection per worker of the largest pool
 	// (pool.MaxSize) alive between calls.
-	ioMaxIdleConns = 256
+	ioMaxIdleConns = pool.MaxSize
 	// ioIdleConnTimeout closes a connection idle that long, so that those of
 	// a larger pool (3 goroutines each) go once the pool is made smaller.
 	ioIdleConnTimeout = 2 * time.Second

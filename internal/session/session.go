@@ -18,14 +18,16 @@ import (
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/latency"
+	"github.com/offtop/offtop/looplag"
 	"github.com/offtop/offtop/pool"
 )
 
 // Defaults of Config's zero fields (DESIGN.md, CLI contract).
 const (
 	DefaultInterval   = 250 * time.Millisecond
-	DefaultResolution = 10 * time.Millisecond
-	DefaultWindow     = 5 * time.Second
+	DefaultResolution = looplag.DefaultResolution
+	DefaultWindow     = latency.DefaultWindow
 )
 
 // MaxWorkers is the largest pool size an Action may ask for.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/looplag"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -33,8 +34,8 @@ func Start(workers int, window time.Duration) (*Engine, error) {
 	}
 	e := &Engine{
 		Loop:  loop,
-		Lag:   probe.StartLagProbe(loop.Post, probe.DefaultResolution, window),
-		Sched: probe.StartSchedProbe(probe.DefaultResolution, window),
+		Lag:   probe.StartLagProbe(loop.Post, looplag.DefaultResolution, window),
+		Sched: probe.StartSchedProbe(looplag.DefaultResolution, window),
 		Pool:  p,
 	}
 	e.prev = p.Stats()
