@@ -138,6 +138,11 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (n
 			p.recordTimes(spill.ts[:spill.n])
 			spill.n = 0
 		}
+		if exit {
+			// A Stats after the report sees t's latency: this goroutine's
+			// exit would record it only later.
+			p.flushLat(w)
+		}
 		t.report(err)
 		if !exit && (timer == nil || stopped) {
 			// Nothing else refers to t now: freed at this worker's next
