@@ -135,7 +135,8 @@ type Worker struct {
 //	Submitted = Completed + Failed + TimedOut + Running + Queued
 type Counts struct {
 	// Queued includes tasks handed to Inline and not yet started. Failed
-	// counts tasks that panicked and tasks Close dropped; TimedOut counts
+	// counts tasks that panicked, that returned an error (SubmitErr,
+	// SubmitContext) and that Close dropped; TimedOut counts
 	// tasks that ran past their timeout (their done got ErrTimeout), whether
 	// or not they have returned since.
 	Submitted, Completed, Failed, TimedOut, Running, Queued int64

@@ -166,12 +166,12 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 	if fn == nil {
 		panic("pool: Submit of nil func")
 	}
-	return p.submitTask(fn, done, nil, timeout)
+	return p.submitTask(fn, nil, done, nil, timeout)
 }
 
-// submitTask queues a task for fn (a recycled one when there is one) that
-// reports to done or reply.
-func (p *Pool) submitTask(fn func(), done func(error), reply chan<- error, timeout time.Duration) error {
+// submitTask queues a task for fn or efn (a recycled one when there is
+// one) that reports to done or reply.
+func (p *Pool) submitTask(fn func(), efn func() error, done func(error), reply chan<- error, timeout time.Duration) error {
 	now := p.clock()
 	p.mu.Lock()
 	if slab, chunk := p.needsLocked(); slab || chunk {
@@ -184,7 +184,7 @@ func (p *Pool) submitTask(fn func(), done func(error), reply chan<- error, timeo
 		p.refillLocked(s, c)
 	}
 	t := p.taskLocked()
-	t.fn, t.done, t.reply, t.submitted, t.timeout = fn, done, reply, now, timeout
+	t.fn, t.efn, t.done, t.reply, t.submitted, t.timeout = fn, efn, done, reply, now, timeout
 	if p.perTask.Load() {
 		return p.submitPerTaskLocked(t)
 	}
@@ -241,7 +241,7 @@ func (p *Pool) Do(fn func()) error {
 		panic("pool: Do of nil func")
 	}
 	ch := replies.Get().(chan error)
-	if err := p.submitTask(fn, nil, ch, p.taskTimeout); err != nil {
+	if err := p.submitTask(fn, nil, nil, ch, p.taskTimeout); err != nil {
 		replies.Put(ch)
 		return err
 	}

@@ -50,9 +50,10 @@ func (p *Pool) runInline(t *task) {
 	p.mu.Unlock()
 
 	ok := false
+	var terr error // what t returned
 	start := p.clock()
 	defer func() {
-		var err error
+		err := terr
 		if !ok {
 			err = panicError(recover())
 		}
@@ -69,6 +70,6 @@ func (p *Pool) runInline(t *task) {
 		t.report(err)
 		p.inlineWG.Done()
 	}()
-	t.fn()
+	terr = t.call()
 	ok = true
 }

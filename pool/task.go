@@ -17,12 +17,22 @@ var errGoexit = errors.New("pool: task called runtime.Goexit")
 // Pool.mu; fn, done, submitted and timeout are set before it is shared.
 type task struct {
 	fn        func()
+	efn       func() error // instead of fn: a task that returns an error
 	done      func(error)
 	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
 	submitted int64         // Pool.clock at Submit
 	timeout   time.Duration // run-time limit on a worker; 0 = none
 
 	state taskState
+}
+
+// call runs the task's function and returns its error.
+func (t *task) call() error {
+	if t.efn != nil {
+		return t.efn()
+	}
+	t.fn()
+	return nil
 }
 
 // replies are Do's reply channels (cap 1, empty when in the pool).

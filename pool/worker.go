@@ -114,19 +114,20 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (n
 			p.expire(w, t, start)
 		})
 	}
+	var terr error // what t returned
 	defer func() {
-		var err error
+		err := terr
 		if !ok {
 			err = panicError(recover())
 		}
 		end := p.clock()
-		if err != nil {
+		if !ok {
 			// This goroutine ends; its run must end before the
 			// replacement (sharing w) can begin one.
 			w.endRun(end, th)
 		}
 		var late bool
-		next, exit, late, abandoned = p.finishOnWorker(w, t, err, start, end, spill)
+		next, exit, late, abandoned = p.finishOnWorker(w, t, err, !ok, start, end, spill)
 		stopped := timer != nil && timer.Stop()
 		if stopped {
 			p.timerWG.Done() // its function will not run
@@ -150,7 +151,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (n
 			w.spare = t
 		}
 	}()
-	t.fn()
+	terr = t.call()
 	ok = true
 	return nil, false, false
 }
@@ -169,12 +170,13 @@ func (p *Pool) recoverInternal() {
 	}
 }
 
-// finishOnWorker counts the task w just ran and decides what w does next.
-// On failure the current goroutine must end, so a fresh goroutine takes the
-// slot with the next task, and exit is true. late reports that t had timed
+// finishOnWorker counts the task w just ran (Failed when err is not nil)
+// and decides what w does next. After a panic the current goroutine must
+// end, so a fresh goroutine takes the slot with the next task, and exit is
+// true. late reports that t had timed
 // out (expire counted it; nothing is counted here); abandoned, that expire
 // also gave the slot away: this goroutine just exits.
-func (p *Pool) finishOnWorker(w *worker, t *task, err error, start, end int64, spill *latBuf) (next *task, exit, late, abandoned bool) {
+func (p *Pool) finishOnWorker(w *worker, t *task, err error, panicked bool, start, end int64, spill *latBuf) (next *task, exit, late, abandoned bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if w.spare != nil {
@@ -208,7 +210,7 @@ func (p *Pool) finishOnWorker(w *worker, t *task, err error, start, end int64, s
 		return nil, true, late, false
 	}
 	next = p.takeLocked(w)
-	if err != nil {
+	if panicked {
 		p.replaced++
 		p.wg.Add(1)
 		go p.work(w, next)
