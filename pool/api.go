@@ -132,7 +132,7 @@ type Worker struct {
 // Counts are the pool's task and worker counts, read under one lock (see
 // Pool.Counts). Since New:
 //
-//	Submitted = Completed + Failed + TimedOut + Running + Queued
+//	Submitted = Completed + Failed + TimedOut + Canceled + Running + Queued
 type Counts struct {
 	// Queued includes tasks handed to Inline and not yet started. Failed
 	// counts tasks that panicked, that returned an error (SubmitErr,
@@ -140,6 +140,9 @@ type Counts struct {
 	// tasks that ran past their timeout (their done got ErrTimeout), whether
 	// or not they have returned since.
 	Submitted, Completed, Failed, TimedOut, Running, Queued int64
+	// Canceled counts tasks whose context (SubmitContext) was done while
+	// they waited: they never ran, and their done got the context's error.
+	Canceled int64
 
 	Rejected int64 // Submit calls refused with ErrQueueFull
 	// Replaced counts worker goroutines replaced in their slot: after a
@@ -161,7 +164,7 @@ type Stats struct {
 	At   time.Time // when the copy was taken (Options.Now)
 	Size int       // target size set by Resize
 	// Counts since New, read under the same lock as Workers, so
-	// Submitted = Completed + Failed + TimedOut + Running + Queued exactly.
+	// Submitted = Completed + Failed + TimedOut + Canceled + Running + Queued exactly.
 	Counts
 	Workers []Worker // live workers (retiring ones included), by slot
 

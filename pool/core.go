@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -69,7 +70,7 @@ type Pool struct {
 	gen     uint64 // last worker generation handed out
 	// Counts, as in Stats; queued includes pending.
 	submitted, completed, failed, timedOut, running, queued int64
-	rejected, replaced, abandoned, stuck                    int64
+	canceled, rejected, replaced, abandoned, stuck          int64
 
 	// wg counts worker goroutines that are not abandoned; Add only under mu
 	// while !closed. expire calls Done for the goroutine it abandons.
@@ -166,12 +167,13 @@ func (p *Pool) submit(fn func(), timeout time.Duration, done func(err error)) er
 	if fn == nil {
 		panic("pool: Submit of nil func")
 	}
-	return p.submitTask(fn, nil, done, nil, timeout)
+	return p.submitTask(fn, nil, nil, done, nil, timeout)
 }
 
 // submitTask queues a task for fn or efn (a recycled one when there is
-// one) that reports to done or reply.
-func (p *Pool) submitTask(fn func(), efn func() error, done func(error), reply chan<- error, timeout time.Duration) error {
+// one), canceled with ctx (may be nil) while it waits, that reports to
+// done or reply.
+func (p *Pool) submitTask(fn func(), efn func() error, ctx context.Context, done func(error), reply chan<- error, timeout time.Duration) error {
 	now := p.clock()
 	p.mu.Lock()
 	if slab, chunk := p.needsLocked(); slab || chunk {
@@ -184,7 +186,7 @@ func (p *Pool) submitTask(fn func(), efn func() error, done func(error), reply c
 		p.refillLocked(s, c)
 	}
 	t := p.taskLocked()
-	t.fn, t.efn, t.done, t.reply, t.submitted, t.timeout = fn, efn, done, reply, now, timeout
+	t.fn, t.efn, t.ctx, t.done, t.reply, t.submitted, t.timeout = fn, efn, ctx, done, reply, now, timeout
 	if p.perTask.Load() {
 		return p.submitPerTaskLocked(t)
 	}
@@ -223,7 +225,9 @@ func (p *Pool) submitLocked(t *task) (*worker, error) {
 		p.rejected++
 		return nil, ErrQueueFull
 	}
+	t.state = stWaiting
 	p.queue.push(t)
+	p.watchLocked(t)
 	p.submitted++
 	p.queued++
 	return nil, nil
@@ -241,7 +245,7 @@ func (p *Pool) Do(fn func()) error {
 		panic("pool: Do of nil func")
 	}
 	ch := replies.Get().(chan error)
-	if err := p.submitTask(fn, nil, nil, ch, p.taskTimeout); err != nil {
+	if err := p.submitTask(fn, nil, nil, nil, ch, p.taskTimeout); err != nil {
 		replies.Put(ch)
 		return err
 	}
@@ -275,7 +279,7 @@ func (p *Pool) Resize(n int) error {
 	var hand []*task
 	if n == 0 && p.inline != nil && p.queue.len() > 0 {
 		hand = make([]*task, 0, p.queue.len())
-		for t := p.queue.pop(); t != nil; t = p.queue.pop() {
+		for t := p.popLocked(); t != nil; t = p.popLocked() {
 			t.state = stPending
 			p.pending.pushBack(t)
 			hand = append(hand, t)
@@ -310,7 +314,7 @@ func (p *Pool) resizeLocked(n int) {
 			w := &worker{slot: s, gen: p.gen, started: p.now(),
 				wake: make(chan *task, 1), runAcct: &runAcct{cpuOK: cpuclock.Known}}
 			p.slots[s] = w
-			t := p.queue.pop()
+			t := p.popLocked()
 			if t != nil {
 				p.queued--
 				p.running++
@@ -382,7 +386,7 @@ func (p *Pool) Close() {
 	}
 	p.closed = true
 	var dropped []*task
-	for t := p.queue.pop(); t != nil; t = p.queue.pop() {
+	for t := p.popLocked(); t != nil; t = p.popLocked() {
 		t.state = stDropped
 		dropped = append(dropped, t)
 	}
@@ -406,6 +410,7 @@ func (p *Pool) Close() {
 	}
 	p.mu.Unlock()
 	for _, t := range dropped {
+		t.unwatch()
 		t.report(ErrClosed)
 	}
 	p.wg.Wait()
@@ -416,7 +421,7 @@ func (p *Pool) Close() {
 
 // Stats returns a copy of the pool's counts, workers (by slot) and latency.
 // The counts are read under one lock, so Submitted = Completed + Failed +
-// TimedOut + Running + Queued holds exactly. Busy and OnCPU include the task in
+// TimedOut + Canceled + Running + Queued holds exactly. Busy and OnCPU include the task in
 // progress up to At. Stats reads the thread CPU clock of each worker in a
 // run (one syscall each on Linux) and merges the latency windows, so call it
 // a few times a second, not per task.
@@ -468,6 +473,7 @@ func (p *Pool) countsLocked() Counts {
 		Completed: p.completed,
 		Failed:    p.failed,
 		TimedOut:  p.timedOut,
+		Canceled:  p.canceled,
 		Running:   p.running,
 		Queued:    p.queued,
 		Rejected:  p.rejected,

@@ -18,7 +18,7 @@ func Example() {
 	}
 	_ = p.Resize(4)
 	s := p.Stats()
-	fmt.Println(sum, s.Size, s.Completed, s.Submitted == s.Completed+s.Failed+s.TimedOut+s.Running+s.Queued)
+	fmt.Println(sum, s.Size, s.Completed, s.Submitted == s.Completed+s.Failed+s.TimedOut+s.Canceled+s.Running+s.Queued)
 	// Output: 55 4 10 true
 }
 

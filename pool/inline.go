@@ -32,6 +32,7 @@ func (p *Pool) pendLocked(t *task) {
 	p.queued++
 	t.state = stPending
 	p.pending.pushBack(t)
+	p.watchLocked(t)
 }
 
 // runInline is the wrapper Inline runs for t. It runs t unless Close dropped
@@ -48,6 +49,7 @@ func (p *Pool) runInline(t *task) {
 	p.running++
 	p.inlineWG.Add(1)
 	p.mu.Unlock()
+	t.unwatch()
 
 	ok := false
 	var terr error // what t returned

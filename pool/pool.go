@@ -7,7 +7,7 @@
 //
 // No task is lost or run twice. At every Stats (and Counts):
 //
-//	Submitted = Completed + Failed + TimedOut + Running + Queued
+//	Submitted = Completed + Failed + TimedOut + Canceled + Running + Queued
 //
 // A task that panics is counted Failed, its done gets a *PanicError, and
 // its worker is replaced; the pool goes on. Growing starts workers at once;

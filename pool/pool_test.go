@@ -56,12 +56,12 @@ func newPool(t *testing.T, o Options) *Pool {
 
 func checkInvariant(t *testing.T, s Stats) {
 	t.Helper()
-	if s.Submitted != s.Completed+s.Failed+s.TimedOut+s.Running+s.Queued {
-		t.Fatalf("invariant broken: submitted %d != completed %d + failed %d + timed out %d + running %d + queued %d",
-			s.Submitted, s.Completed, s.Failed, s.TimedOut, s.Running, s.Queued)
+	if s.Submitted != s.Completed+s.Failed+s.TimedOut+s.Canceled+s.Running+s.Queued {
+		t.Fatalf("invariant broken: submitted %d != completed %d + failed %d + timed out %d + canceled %d + running %d + queued %d",
+			s.Submitted, s.Completed, s.Failed, s.TimedOut, s.Canceled, s.Running, s.Queued)
 	}
-	// Without timeouts the old form holds.
-	if s.TimedOut == 0 && s.Submitted != s.Completed+s.Failed+s.Running+s.Queued {
+	// Without timeouts and contexts the old form holds.
+	if s.TimedOut == 0 && s.Canceled == 0 && s.Submitted != s.Completed+s.Failed+s.Running+s.Queued {
 		t.Fatalf("invariant broken: submitted %d != completed %d + failed %d + running %d + queued %d",
 			s.Submitted, s.Completed, s.Failed, s.Running, s.Queued)
 	}

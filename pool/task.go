@@ -2,6 +2,7 @@ package pool
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -18,6 +19,8 @@ var errGoexit = errors.New("pool: task called runtime.Goexit")
 type task struct {
 	fn        func()
 	efn       func() error // instead of fn: a task that returns an error
+	ctx       context.Context
+	stop      func() bool // stops the AfterFunc watching ctx; nil when none
 	done      func(error)
 	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
 	submitted int64         // Pool.clock at Submit
@@ -123,7 +126,9 @@ func (t *task) report(err error) {
 type taskState uint8
 
 const (
-	stQueued   taskState = iota // in Pool.queue, handed to a worker, or running on it
+	stQueued   taskState = iota // handed to a worker, or running on it
+	stWaiting                   // in Pool.queue
+	stCanceled                  // its context was done while it waited, counted
 	stPending                   // handed to Inline, not started
 	stStarted                   // started by the Inline wrapper
 	stDropped                   // dropped by Close

@@ -55,9 +55,9 @@ func (sw *statsWatcher) Stop() int64 {
 // test's (t.Fatal must not be called there).
 func checkInvariantNoFatal(t *testing.T, s Stats) {
 	t.Helper()
-	if s.Submitted != s.Completed+s.Failed+s.TimedOut+s.Running+s.Queued {
-		t.Errorf("invariant broken: submitted %d != completed %d + failed %d + timed out %d + running %d + queued %d",
-			s.Submitted, s.Completed, s.Failed, s.TimedOut, s.Running, s.Queued)
+	if s.Submitted != s.Completed+s.Failed+s.TimedOut+s.Canceled+s.Running+s.Queued {
+		t.Errorf("invariant broken: submitted %d != completed %d + failed %d + timed out %d + canceled %d + running %d + queued %d",
+			s.Submitted, s.Completed, s.Failed, s.TimedOut, s.Canceled, s.Running, s.Queued)
 	}
 }
 

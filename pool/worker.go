@@ -114,7 +114,8 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (n
 			p.expire(w, t, start)
 		})
 	}
-	var terr error // what t returned
+	free := t.unwatch() // nothing but this goroutine will refer to t
+	var terr error      // what t returned
 	defer func() {
 		err := terr
 		if !ok {
@@ -145,7 +146,7 @@ func (p *Pool) runOnWorker(w *worker, th *threadLock, spill *latBuf, t *task) (n
 			p.flushLat(w)
 		}
 		t.report(err)
-		if !exit && (timer == nil || stopped) {
+		if !exit && (timer == nil || stopped) && free {
 			// Nothing else refers to t now: freed at this worker's next
 			// finish. (On exit w may already belong to a replacement.)
 			w.spare = t
@@ -222,7 +223,7 @@ func (p *Pool) finishOnWorker(w *worker, t *task, err error, panicked bool, star
 // takeLocked gives free worker w the oldest queued task, which it returns,
 // or puts w on the idle list and returns nil. Callers hold mu.
 func (p *Pool) takeLocked(w *worker) *task {
-	if t := p.queue.pop(); t != nil {
+	if t := p.popLocked(); t != nil {
 		p.queued--
 		p.running++
 		w.assigned = true

@@ -74,6 +74,7 @@ func goldenFull() Snapshot {
 			Rejected:         14,
 			Replaced:         15,
 			TimedOut:         16,
+			Canceled:         23,
 			Abandoned:        17,
 			Stuck:            18,
 			ThroughputPerSec: 4.25678,

@@ -137,6 +137,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 			Rejected:         ps.Rejected,
 			Replaced:         ps.Replaced,
 			TimedOut:         ps.TimedOut,
+			Canceled:         ps.Canceled,
 			Abandoned:        ps.Abandoned,
 			Stuck:            ps.Stuck,
 			ThroughputPerSec: Rate(sm.throughput(now, ps.Completed, s.cfg.Window)),

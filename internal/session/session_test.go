@@ -46,7 +46,7 @@ func TestCountsAddUpAtEverySample(t *testing.T) {
 	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
 	n := 0
 	for snap := range s.Samples() {
-		if got := snap.Completed + snap.Failed + snap.TimedOut + snap.Running + snap.QueueDepth; !snap.Balanced() {
+		if got := snap.Completed + snap.Failed + snap.TimedOut + snap.Canceled + snap.Running + snap.QueueDepth; !snap.Balanced() {
 			t.Fatalf("sample %d: completed+failed+running+queued = %d, submitted = %d", n, got, snap.Submitted)
 		}
 		if len(snap.WorkerBusy) != len(snap.WorkerSlots) {

@@ -91,10 +91,12 @@ type Status struct {
 }
 
 // Pool is the worker pool's figures. Counts are since the session started:
-// Submitted = Completed + Failed + TimedOut + Running + QueueDepth (issue
-// 3; DESIGN.md's sum without TimedOut holds while no task has a deadline).
-// Failed counts tasks that panicked or were dropped by Close; TimedOut
-// tasks that ran past their deadline.
+// Submitted = Completed + Failed + TimedOut + Canceled + Running +
+// QueueDepth (issue 3; DESIGN.md's sum without TimedOut and Canceled holds
+// while no task has a deadline or a context). Failed counts tasks that
+// panicked, returned an error or were dropped by Close; TimedOut tasks
+// that ran past their deadline; Canceled tasks whose context ended while
+// they were queued (an attached program's pool.SubmitContext).
 type Pool struct {
 	// Workers is the pool's size the per-worker figures are of; 0 means
 	// inline on the Loop.
@@ -107,6 +109,7 @@ type Pool struct {
 	Rejected   int64 `json:"rejected"`
 	Replaced   int64 `json:"replaced"`
 	TimedOut   int64 `json:"timed_out"`
+	Canceled   int64 `json:"canceled"`
 	// Abandoned is the goroutines abandoned now, still running a timed-out
 	// task; Stuck the workers holding their slot with one because
 	// Abandoned was at the pool's cap.
@@ -274,8 +277,8 @@ type Action struct {
 }
 
 // Balanced reports whether the pool's counts add up: Submitted =
-// Completed + Failed + TimedOut + Running + Queued. It holds at every
-// sample; a false is a lost or double-counted task.
+// Completed + Failed + TimedOut + Canceled + Running + Queued. It holds at
+// every sample; a false is a lost or double-counted task.
 func (s Snapshot) Balanced() bool {
-	return s.Completed+s.Failed+s.TimedOut+s.Running+s.QueueDepth == s.Submitted
+	return s.Completed+s.Failed+s.TimedOut+s.Canceled+s.Running+s.QueueDepth == s.Submitted
 }
