@@ -16,33 +16,38 @@ import (
 // Pool is a resizable FIFO worker pool. Create it with New; all methods are
 // safe for concurrent use. A Pool must be closed with Close, which waits for
 // its goroutines.
-//
-// Locks, always taken in this order (never the other way round):
-//
-//   - inlineMu serializes hand-offs to Options.Inline (Submit at size 0 and
-//     Resize), so the executor receives tasks in FIFO order. It is held
-//     while calling Inline, never while a task runs.
-//   - mu guards every count, the queue, the slots and every worker's
-//     scheduling fields (idle, assigned, retiring, stuck, abandoned,
-//     per-slot counts, the slot's latencies not yet recorded), every
-//     task's state, the list of tasks handed to Inline and not yet
-//     started, size and closed. Nothing slow runs under it: no task, no
-//     callback, no syscall, no histogram write.
-//   - runAcct.mu (one per slot life, shared by the goroutines that replace
-//     each other in it) guards that slot's busy and on-CPU accounting and
-//     the thread id of its run in progress (see work). It is never held
-//     together with mu.
-//
-// The latency recorders lock themselves and are written outside mu.
-//
-// Timeouts: a worker starting a task with a timeout arms a time.AfterFunc
-// timer (timerWG counts armed timers until they are stopped or their
-// function has returned). The task's state, under mu, decides the race
-// between the task returning (finishOnWorker) and the timer firing
-// (expire): whichever takes mu first wins, the other does nothing. Tasks
-// without a timeout arm nothing; their only extra cost is a state write
-// under mu that is taken anyway.
 type Pool struct {
+	// Locks, always taken in this order (never the other way round):
+	//
+	//   - inlineMu serializes hand-offs to Options.Inline (Submit at size 0 and
+	//     Resize), so the executor receives tasks in FIFO order. It is held
+	//     while calling Inline, never while a task runs.
+	//   - mu guards every count, the queue, the slots and every worker's
+	//     scheduling fields (idle, assigned, retiring, stuck, abandoned,
+	//     per-slot counts, the slot's latencies not yet recorded), every
+	//     task's state, the list of tasks handed to Inline and not yet
+	//     started, size and closed. Nothing slow runs under it: no task, no
+	//     callback, no syscall, no histogram write.
+	//   - runAcct.mu (one per slot life, shared by the goroutines that replace
+	//     each other in it) guards that slot's busy and on-CPU accounting and
+	//     the thread id of its run in progress (see work). It is never held
+	//     together with mu.
+	//
+	// The latency recorders lock themselves and are written outside mu.
+	//
+	// Timeouts: a worker starting a task with a timeout arms a time.AfterFunc
+	// timer (timerWG counts armed timers until they are stopped or their
+	// function has returned). The task's state, under mu, decides the race
+	// between the task returning (finishOnWorker) and the timer firing
+	// (expire): whichever takes mu first wins, the other does nothing. Tasks
+	// without a timeout arm nothing; their only extra cost is a state write
+	// under mu that is taken anyway.
+	//
+	// Contexts: a task with one is watched by context.AfterFunc while it
+	// waits (watchLocked). Its state, under mu, decides the race between a
+	// pop or its Inline start (stWaiting or stPending to started) and cancel
+	// (to stCanceled), as for timeouts.
+
 	now     func() time.Time // Options.Now, or epoch plus clock
 	clock   func() int64     // ns since epoch on the pool's clock: one read per call
 	epoch   time.Time        // New's reading of the clock

@@ -10,7 +10,8 @@
 //	Submitted = Completed + Failed + TimedOut + Canceled + Running + Queued
 //
 // A task that panics is counted Failed, its done gets a *PanicError, and
-// its worker is replaced; the pool goes on. Growing starts workers at once;
+// its worker is replaced; the pool goes on. A task whose context ends
+// before it starts is counted Canceled and never runs. Growing starts workers at once;
 // shrinking retires idle workers first and lets busy ones finish their
 // task. Size 0 is "inline": tasks go, in order, to Options.Inline (your
 // loop's Post), so a pool of 0 is the program without a pool; tasks handed
@@ -27,6 +28,19 @@
 // slot at once. At most Options.MaxAbandoned goroutines are abandoned at a
 // time; a task timing out beyond that keeps its slot, Stuck, until it
 // returns.
+//
+// # Submitting
+//
+// Submit queues a func() and calls done with its outcome; SubmitErr takes a
+// func() error, whose error counts the task Failed and goes to done;
+// SubmitContext takes a func(context.Context) error and a context that,
+// ended while the task waits, takes it off unrun (counted Canceled). Do and
+// DoContext wait for the outcome instead; Go is Submit with no done;
+// SubmitTimeout sets one task's timeout. The names follow pond's (Submit,
+// SubmitErr, Go) and Go's Context convention; Resize is ants' Tune and
+// pond's Resize, Size ants' Cap; Options.PanicHandler is ants'
+// WithPanicHandler, for the panics a task's done cannot be given.
+// Utilization turns two Stats into each worker's busy share between them.
 //
 // # Units
 //
