@@ -122,8 +122,10 @@ func TestNoControlIs403(t *testing.T) {
 	if code := post(t, url, "x", `{"kind":"set_workers","n":4}`); code != http.StatusForbidden {
 		t.Fatalf("%d, want 403", code)
 	}
-	if _, err := New(Options{Control: true}); !errors.Is(err, ErrNoPool) {
-		t.Fatalf("Control without a pool: %v, want ErrNoPool", err)
+	for _, none := range []pool.Accounted{nil, (*pool.Pool)(nil), (*pool.Meter)(nil)} {
+		if _, err := New(Options{Control: true, Pool: none}); !errors.Is(err, ErrNoPool) {
+			t.Fatalf("Control with pool %#v: %v, want ErrNoPool", none, err)
+		}
 	}
 }
 
