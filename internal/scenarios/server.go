@@ -74,7 +74,6 @@ type server struct {
 	env    Env
 	srv    *loopback
 	client *http.Client
-	start  time.Time
 
 	// mu guards clients, runs (the client goroutines' cancel funcs per
 	// endpoint) and the recorders' replacement on Reset.
@@ -95,7 +94,7 @@ func (s *server) Look() string {
 }
 
 func (s *server) newEndpoint() *endpoint {
-	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil), served: hist.NewRecorder(s.env.Window, nil)}
+	return &endpoint{lat: hist.NewRecorder(s.env.Window, s.now), served: hist.NewRecorder(s.env.Window, s.now)}
 }
 
 func (s *server) Start(env Env) error {
@@ -119,7 +118,6 @@ func (s *server) Start(env Env) error {
 		DisableCompression:  true,
 	}}
 	s.begin()
-	s.start = s.now()
 	s.runs = map[string][]context.CancelFunc{}
 	s.goSafe(s.pinger)
 	s.mu.Lock()
@@ -269,14 +267,15 @@ func (s *server) Status() Status {
 	s.mu.Lock()
 	n := s.clients
 	s.mu.Unlock()
-	el := s.since(s.start)
-	fw, sw, pw := s.fast.lat.Window(), s.slow.lat.Window(), s.ping.lat.Window()
+	fastRPS, fw := windowRate(s.fast.lat)
+	slowRPS, sw := windowRate(s.slow.lat)
+	pw := s.ping.lat.Window()
 	rs := Percentiles("ping", "ping", pw)
 	rs = append(rs,
 		Num("ping_failures", "ping failures", float64(s.ping.errs.Load())),
-		Num("fast_rps", "/fast", perSecond(fw.Count, s.env.Window, el)).In(UnitRPS),
+		Num("fast_rps", "/fast", fastRPS).In(UnitRPS),
 		Millis("fast_p99_ms", "/fast p99", fw.P99, fw.Count > 0),
-		Num("slow_rps", "/slow", perSecond(sw.Count, s.env.Window, el)).In(UnitRPS),
+		Num("slow_rps", "/slow", slowRPS).In(UnitRPS),
 		Millis("slow_p99_ms", "/slow p99", sw.P99, sw.Count > 0),
 		s.fast.cpu.readout("fast_cpu_ms", "CPU/fast"),
 		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
@@ -287,7 +286,8 @@ func (s *server) Status() Status {
 		k string
 		e *endpoint
 	}{{"ping", s.ping}, {"fast", s.fast}, {"slow", s.slow}} {
-		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)).In(UnitRPS))
+		rps, _ := windowRate(x.e.served)
+		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, rps).In(UnitRPS))
 	}
 	rs = append(rs, s.loopReadouts()...)
 	rs = append(rs, Str("listen_addr", "listening on", s.srv.Addr()))
