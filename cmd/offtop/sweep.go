@@ -146,6 +146,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if sg := got.Load(); sg != nil {
 		return exitCode(asSignalError(*sg), stderr)
 	}
+	if len(res.HdrLogMissing) > 0 { // the table or JSON says why
+		var paths []string
+		for _, m := range res.HdrLogMissing {
+			paths = append(paths, m.Path)
+		}
+		fmt.Fprintf(stderr, "offtop sweep: HDR logs not written: %s\n", strings.Join(paths, ", "))
+		return exitError
+	}
 	return exitOK
 }
 

@@ -313,6 +313,12 @@ func (z *sizes) snapshot() []SizeRow {
 	done, cpu, cpuOK := z.read()
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	return z.rowsAt(now, done, cpu, cpuOK)
+}
+
+// rowsAt is snapshot's rows at now, the pool having completed done and the
+// process used cpu. Callers hold mu.
+func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool) []SizeRow {
 	cur := z.current()
 	var scens []string
 	for _, a := range z.order {

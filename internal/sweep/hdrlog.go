@@ -1,14 +1,13 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/offtop/offtop/internal/session"
 )
 
 // histograms are one run's histograms for the HDR log, values in ns, and
@@ -16,12 +15,6 @@ import (
 type histograms struct {
 	probe, headline, task *hdr.Histogram
 	start, end            time.Time
-}
-
-// sizeHistograms reads the histograms of the size row in force.
-func sizeHistograms(s *session.Session, start, end time.Time) histograms {
-	p, h, t := s.SizeHistograms()
-	return histograms{probe: p, headline: h, task: t, start: start, end: end}
 }
 
 // HdrLogTags are the tags of a run's three histograms in an HDR log, in
@@ -47,6 +40,23 @@ func hdrStem(r Row) string {
 		stem += "-" + r.Name
 	}
 	return stem
+}
+
+// CheckHdrLog reports whether files can be made and written in dir, an
+// existing directory: it writes a small file there, syncs it and removes
+// it. The error says why not (not a directory, read-only, no space).
+func CheckHdrLog(dir string) error {
+	f, err := os.CreateTemp(dir, ".offtop-check-*.hlog")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(make([]byte, 4096))
+	if werr == nil {
+		werr = f.Sync()
+	}
+	cerr := f.Close()
+	rerr := os.Remove(f.Name())
+	return errors.Join(werr, cerr, rerr)
 }
 
 // writeHdrLog writes one run of a size to its file in HdrHistogram's
