@@ -83,6 +83,7 @@ func goldenFull() Snapshot {
 			WorkerRetiring:   []bool{false, true, false},
 			Task:             lat(6*time.Millisecond, 50),
 			TaskWait:         lat(7*time.Millisecond, 40),
+			TaskRun:          lat(8*time.Millisecond, 30),
 		},
 		Loop: Loop{LoopBusy: 0.1256, LoopQueued: 19},
 		Process: Process{

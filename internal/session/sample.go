@@ -146,6 +146,7 @@ func (sm *sampler) take(s *Session) Snapshot {
 			WorkerRetiring:   retiring,
 			Task:             ps.Total,
 			TaskWait:         ps.Wait,
+			TaskRun:          ps.Run,
 		},
 		Loop:    Loop{LoopBusy: Share(fraction(ls.Busy-sm.loop.Busy, dt)), LoopQueued: ls.Queued},
 		Process: Process{CPUPercent: -1, RSSBytes: Bytes(sys.RSS), Goroutines: sys.Goroutines},

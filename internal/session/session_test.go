@@ -386,3 +386,43 @@ func TestLoadShowsAtOnce(t *testing.T) {
 		t.Errorf("load text after ]: %q, unchanged", after)
 	}
 }
+
+// TestTaskRunInTheStream: the stream has the tasks' run time (start to
+// end) beside their queue wait and submit-to-end, over the same tasks:
+// its median is within the longest submit-to-end.
+func TestTaskRunInTheStream(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "count", Workers: 1, Scale: 0.05, Window: 30 * time.Second})
+	var snap Snapshot
+	for snap.Task.Count < 5 {
+		snap = <-s.Samples()
+	}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line struct {
+		Task    map[string]*float64 `json:"task"`
+		TaskRun map[string]*float64 `json:"task_run"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatal(err)
+	}
+	run, task := line.TaskRun, line.Task
+	if run["count"] == nil || *run["count"] <= 0 || run["p50_ms"] == nil || *run["p50_ms"] <= 0 || *run["p50_ms"] > *task["max_ms"] {
+		t.Errorf("task_run %v beside task %v", fmtMap(run), fmtMap(task))
+	}
+	s.Close()
+}
+
+func fmtMap(m map[string]*float64) string {
+	var b bytes.Buffer
+	for k, v := range m {
+		if v == nil {
+			fmt.Fprintf(&b, "%s:null ", k)
+		} else {
+			fmt.Fprintf(&b, "%s:%g ", k, *v)
+		}
+	}
+	return b.String()
+}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -100,9 +101,28 @@ func writeHdrLog(dir, scenario, stem string, run int, h histograms) (err error) 
 		x.SetTag(HdrLogTags[i])
 		x.SetStartTimeMs(h.start.UnixMilli())
 		x.SetEndTimeMs(h.end.UnixMilli())
-		if err := w.OutputIntervalHistogram(x); err != nil {
+		if x.TotalCount() == 0 {
+			err = writeEmptyInterval(f, x)
+		} else {
+			err = w.OutputIntervalHistogram(x)
+		}
+		if err != nil {
 			return fmt.Errorf("--hdr-log: %s: %w", path, err)
 		}
 	}
 	return nil
+}
+
+// writeEmptyInterval writes the interval line of x, empty, as the log
+// writer does (tag, start s, length s, max ms, payload) but with max 0,
+// HdrHistogram's max of an empty histogram, where hdrhistogram-go's writer
+// gives the highest value equivalent to 0 (0.000511 ms).
+func writeEmptyInterval(w io.Writer, x *hdr.Histogram) error {
+	payload, err := x.EncodeV2()
+	if err != nil {
+		return err
+	}
+	start := float64(x.StartTimeMs()) / 1000
+	_, err = fmt.Fprintf(w, "Tag=%s,%f,%f,%f,%s\n", x.Tag(), start, float64(x.EndTimeMs())/1000-start, 0.0, payload)
+	return err
 }

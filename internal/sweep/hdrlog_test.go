@@ -166,3 +166,34 @@ func fmtMS(v *float64) string {
 	}
 	return strconv.FormatFloat(*v, 'f', 3, 64) + " ms"
 }
+
+// TestHdrLogEmptyMaxIsZero: an empty histogram's interval line gives max
+// 0 (HdrHistogram's), not the highest value equivalent to 0, and reads
+// back empty beside a full one.
+func TestHdrLogEmptyMaxIsZero(t *testing.T) {
+	dir := t.TempDir()
+	start := time.UnixMilli(1_700_000_000_000)
+	h := histograms{probe: hist.NewHistogram(), headline: hist.NewHistogram(), task: hist.NewHistogram(),
+		start: start, end: start.Add(4 * time.Second)}
+	_ = h.probe.RecordValue(int64(3 * time.Millisecond))
+	if err := writeHdrLog(dir, "count", "w1", 1, h); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(HdrLogPath(dir, "count", "w1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxes := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Split(l, ","); strings.HasPrefix(l, "Tag=") && len(f) == 5 {
+			maxes[strings.TrimPrefix(f[0], "Tag=")] = f[3]
+		}
+	}
+	if maxes["headline"] != "0.000000" || maxes["task"] != "0.000000" || maxes["loop"] != "3.014655" {
+		t.Errorf("interval maxes (ms) %v, want headline and task 0.000000, loop 3.014655", maxes)
+	}
+	hs := readLog(t, HdrLogPath(dir, "count", "w1"))
+	if len(hs) != 3 || hs[0].TotalCount() != 1 || hs[1].TotalCount() != 0 || hs[2].TotalCount() != 0 || hs[1].Tag() != "headline" || hs[2].EndTimeMs()-hs[2].StartTimeMs() != 4000 {
+		t.Errorf("read back %d histograms", len(hs))
+	}
+}
