@@ -65,11 +65,13 @@ type server struct {
 	listen     string // address to listen on; "" is 127.0.0.1:0
 	startLoops int
 
-	// loopsMu guards loops; nLoops is len(loops), for the knobs.
-	loopsMu sync.Mutex
-	loops   []*srvLoop
-	nLoops  atomic.Int32
-	conns   atomic.Int64 // connections accepted
+	// loopsMu guards loops and stoppedLoops (the Loops' readouts at
+	// Stop); nLoops is len(loops), for the knobs.
+	loopsMu      sync.Mutex
+	loops        []*srvLoop
+	stoppedLoops []Readout
+	nLoops       atomic.Int32
+	conns        atomic.Int64 // connections accepted
 
 	env    Env
 	srv    *loopback

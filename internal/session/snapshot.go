@@ -201,6 +201,11 @@ type Sampling struct {
 	Interval   Millis  `json:"interval_ms"`
 	Resolution Millis  `json:"resolution_ms"`
 	Window     Seconds `json:"window_s"`
+	// Final marks the last sample, taken as the session closes: its
+	// interval figures (cpu_percent, loop_busy, worker_busy,
+	// worker_oncpu) are over the whole run, its readouts the scenario's
+	// at its stop.
+	Final bool `json:"final"`
 }
 
 // History is the charts' series, oldest first, one point per sample, at
