@@ -245,3 +245,57 @@ func TestServedRateIsTheClientsRate(t *testing.T) {
 		t.Errorf("%d samples checked, want >= 20", checked)
 	}
 }
+
+// TestNoLoadRowsCountTheOutsideLoad: with --no-load the outside load is
+// the load: the size in force is held, and its row has the latency the
+// server measured for every request an outside client sent, per endpoint,
+// as the readouts do over the window.
+func TestNoLoadRowsCountTheOutsideLoad(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, addr := listenSession(t, 1)
+	defer s.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	sent := map[string]int64{"ping": 20, "fast": 3}
+	for ep, n := range sent {
+		for range n {
+			resp, err := client.Get("http://" + addr + "/" + ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		var snap session.Snapshot
+		select {
+		case snap = <-s.Samples():
+		case <-deadline:
+			t.Fatalf("the row never counted the requests sent: %+v", s.Snapshot().Sizes)
+		}
+		var row session.SizeRow
+		for _, r := range snap.Sizes {
+			if r.Current {
+				row = r
+			}
+		}
+		if row.Served["ping"].Count < sent["ping"] || row.Served["fast"].Count < sent["fast"] {
+			continue
+		}
+		if row.Served["ping"].Count != sent["ping"] || row.Served["fast"].Count != sent["fast"] || row.Served["slow"].Count != 0 {
+			t.Errorf("row served %+v, sent %v", row.Served, sent)
+		}
+		if row.Held <= 0 || row.Served["fast"].P99 <= 0 {
+			t.Errorf("row held %v, /fast p99 %v", row.Held, row.Served["fast"].P99)
+		}
+		for _, k := range []string{"served_ping_p99_ms", "served_fast_p99_ms"} {
+			if r, _ := readout(snap, k); !r.Known || r.Value <= 0 {
+				t.Errorf("%s = %+v", k, r)
+			}
+		}
+		return
+	}
+}

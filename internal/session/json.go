@@ -32,6 +32,8 @@ type SizeJSON struct {
 	AnswerOK       *bool    `json:"answer_ok"`
 	Current        bool     `json:"current"`
 	Unsettled      int64    `json:"unsettled"`
+	// Served is SizeRow.Served: per endpoint, a latency object.
+	Served map[string]hist.Summary `json:"served"`
 }
 
 // JSON converts r for the headless stream.
@@ -41,7 +43,10 @@ func (r SizeRow) JSON() SizeJSON {
 		HeldS:      round3(r.Held.Seconds()),
 		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
 		ThroughputPerS: round3(r.ThroughputPerS()),
-		Current:        r.Current, Unsettled: r.Unsettled,
+		Current:        r.Current, Unsettled: r.Unsettled, Served: r.Served,
+	}
+	if j.Served == nil {
+		j.Served = map[string]hist.Summary{}
 	}
 	if r.Probe.Count > 0 {
 		j.ProbeP99MS, j.ProbeMaxMS = hist.MS(r.Probe.P99), hist.MS(r.Probe.Max)
