@@ -20,7 +20,7 @@ import (
 // sample to w (JSON Lines) until --duration, a "q" step, SIGINT or SIGTERM,
 // then the summary to stderr (stdout stays JSON Lines; --no-summary turns
 // it off). The session's last sample, taken as it closes, is the last
-// line. A stop ends the run within stopGrace (or at once on a second
+// line, marked final (its interval figures over the whole run). A stop ends the run within stopGrace (or at once on a second
 // signal, without the summary). A closed stdout (offtop --headless | head
 // -1) ends the run quietly. A panic (cr) ends it at once, the session not
 // closed.

@@ -205,3 +205,20 @@ func TestSummaryAttachedSaysWhoseFigures(t *testing.T) {
 		t.Errorf("first line %q, want it to start %q", first, want)
 	}
 }
+
+// TestSummarySaysWhatTheServerServed: a size whose server answered
+// requests (any client's: --no-load with an outside load generator) has a
+// line with the latency the server measured per endpoint and how many.
+func TestSummarySaysWhatTheServerServed(t *testing.T) {
+	snap := lastSnap()
+	snap.Sizes[1].Served = map[string]hist.Summary{
+		"ping": {P99: msd(0.21), Count: 812}, "fast": {P99: msd(12.3), Count: 400}, "slow": {}}
+	sm := &summary{first: "server"}
+	sm.Add(snap)
+	sm.Finish(35 * time.Second)
+	out := ansi.Strip(sm.String())
+	want := "  served at 1 worker (server side, any client): /fast p99 12.3 ms of 400, /ping p99 0.210 ms of 812\n"
+	if !strings.Contains(out, want) || strings.Count(out, "served at") != 1 {
+		t.Errorf("summary:\n%s\nwant the line %q", out, want)
+	}
+}

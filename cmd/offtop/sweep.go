@@ -33,7 +33,9 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     and recommend a size by the scenario's rule
   --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
                     DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a
-                    comparison) in HdrHistogram's interval log format
+                    comparison) in HdrHistogram's interval log format; DIR
+                    is checked writable before the first run, and a log that
+                    fails later is named under the table ("hdr_log_missing")
   --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
                     named as seed 001 names them (plain, cluster, worker_threads,
                     both)
@@ -145,6 +147,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if sg := got.Load(); sg != nil {
 		return exitCode(asSignalError(*sg), stderr)
+	}
+	if len(res.HdrLogMissing) > 0 { // the table or JSON says why
+		var paths []string
+		for _, m := range res.HdrLogMissing {
+			paths = append(paths, m.Path)
+		}
+		fmt.Fprintf(stderr, "offtop sweep: HDR logs not written: %s\n", strings.Join(paths, ", "))
+		return exitError
 	}
 	return exitOK
 }

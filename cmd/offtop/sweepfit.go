@@ -93,6 +93,9 @@ func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
 		if err := os.MkdirAll(c.HdrLog, 0o755); err != nil {
 			return fmt.Sprintf("--hdr-log: cannot make the directory: %v", err)
 		}
+		if err := sweep.CheckHdrLog(c.HdrLog); err != nil {
+			return fmt.Sprintf("--hdr-log: cannot write there: %v", err)
+		}
 	}
 	return ""
 }

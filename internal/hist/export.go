@@ -29,3 +29,7 @@ func (r *Recorder) TotalHistogram() *hdr.Histogram {
 
 // Copy returns a copy of h that shares nothing with it.
 func Copy(h *hdr.Histogram) *hdr.Histogram { return hdr.Import(h.Export()) }
+
+// Summarize reads h (values in ns) as an Exact's Summary is read: the same
+// percentile rule, zero when empty.
+func Summarize(h *hdr.Histogram) Summary { return summarize(h) }

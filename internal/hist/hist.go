@@ -63,8 +63,9 @@ type Recorder struct {
 	total            counts
 	winSum, totalSum Summary // the last reads, valid while winOK, totalOK
 	winOK, totalOK   bool
-	clampedW         []int64 // clamped count per slot, parallel to slots
-	clamped          int64   // since reset
+	clampedW         []int64   // clamped count per slot, parallel to slots
+	clamped          int64     // since reset
+	since            time.Time // NewRecorder or the last Reset
 }
 
 // DefaultSlots is the number of sub-histograms a window is made of: the
@@ -89,7 +90,8 @@ func NewRecorder(window time.Duration, now func() time.Time) *Recorder {
 	if r.slot <= 0 {
 		r.slot = 1
 	}
-	r.epoch = r.now().UnixNano() / int64(r.slot)
+	r.since = r.now()
+	r.epoch = r.since.UnixNano() / int64(r.slot)
 	return r
 }
 
@@ -215,6 +217,28 @@ func (r *Recorder) Window() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.advance()
+	return r.windowLocked()
+}
+
+// WindowSpan is Window and the time its values cover, read at one moment:
+// from the start of the oldest slot in the window (or from NewRecorder or
+// the last Reset, when later) to now. It is between Window*(Slots-1)/Slots
+// and Window once the Recorder is older than the window; a rate over the
+// window is Count over it.
+func (r *Recorder) WindowSpan() (Summary, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.advanceTo(now)
+	from := time.Unix(0, (r.epoch-int64(len(r.slots))+1)*int64(r.slot))
+	if r.since.After(from) {
+		from = r.since
+	}
+	return r.windowLocked(), max(now.Sub(from), 0)
+}
+
+// windowLocked summarizes the window. Callers hold mu and have advanced it.
+func (r *Recorder) windowLocked() Summary {
 	if r.winOK {
 		return r.winSum
 	}
@@ -249,7 +273,8 @@ func (r *Recorder) Reset() {
 	}
 	r.win.reset()
 	r.total.reset()
-	r.epoch = r.now().UnixNano() / int64(r.slot)
+	r.since = r.now()
+	r.epoch = r.since.UnixNano() / int64(r.slot)
 	r.clamped = 0
 	r.winOK, r.totalOK = false, false
 }

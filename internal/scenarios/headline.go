@@ -31,6 +31,14 @@ func (h HeadlineSpec) Rule() string {
 	return "highest " + h.Label()
 }
 
+// ObserveServed reports one request served at endpoint, d from arrival to
+// response, to the session (Env.Served); a no-op when the Env has none.
+func (e Env) ObserveServed(endpoint string, d time.Duration) {
+	if e.Served != nil {
+		e.Served(endpoint, d)
+	}
+}
+
 // ObserveHeadline reports one headline observation of d, which ended now,
 // to the session (Env.Headline); a no-op when the Env has none (tests).
 func (e Env) ObserveHeadline(d time.Duration) {

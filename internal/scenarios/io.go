@@ -81,7 +81,6 @@ type ioScenario struct {
 	inFlight atomic.Int64 // submitted, done callback not yet run
 	lat      *hist.Recorder
 	cpu      atomic.Pointer[cpuMeter]
-	since    atomic.Int64 // unix ns of Start or the last Reset
 	errs     atomic.Int64 // failed calls and refused submits
 	wrong    atomic.Int64 // wrong answers
 	answered atomic.Int64 // calls with a correct answer
@@ -109,7 +108,7 @@ func (s *ioScenario) Look() string {
 
 func (s *ioScenario) Start(env Env) error {
 	s.env = env
-	s.lat = hist.NewRecorder(env.Window, nil)
+	s.lat = hist.NewRecorder(env.Window, s.now)
 	s.cpu.Store(&cpuMeter{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/call", s.handleCall)
@@ -125,7 +124,6 @@ func (s *ioScenario) Start(env Env) error {
 		DisableCompression:  true,
 	}}
 	s.begin()
-	s.since.Store(s.now().UnixNano())
 	s.goSafe(s.generate)
 	return nil
 }
@@ -268,12 +266,11 @@ func (s *ioScenario) Stop() {
 
 func (s *ioScenario) Status() Status {
 	rate := ioRates[s.rateIdx.Load()]
-	w := s.lat.Window()
-	el := clock.Since(s.clock(), time.Unix(0, s.since.Load()))
+	tput, w := windowRate(s.lat)
 	workers := s.env.Workers()
 	capacity := float64(max(workers, 1)) * float64(time.Second) / float64(s.delay)
 	rs := []Readout{
-		Num("throughput_per_s", "throughput", perSecond(w.Count, s.env.Window, el)).In(UnitPerSec),
+		Num("throughput_per_s", "throughput", tput).In(UnitPerSec),
 		Num("capacity_per_s", "workers/delay", capacity).In(UnitPerSec),
 		Num("rate_per_s", "arrivals", float64(rate)).In(UnitPerSec),
 		Num("in_flight", "in flight", float64(s.inFlight.Load())),
@@ -331,5 +328,4 @@ func (s *ioScenario) Reset() {
 	s.errs.Store(0)
 	s.wrong.Store(0)
 	s.answered.Store(0)
-	s.since.Store(s.now().UnixNano())
 }

@@ -3,12 +3,14 @@ package scenarios_test
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"go.uber.org/goleak"
@@ -187,5 +189,113 @@ func TestIOListensWhereTold(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || string(b) != "7" {
 		t.Errorf("GET /call: %s %q", resp.Status, b)
+	}
+}
+
+// TestServedRateIsTheClientsRate: an outside client sending /ping at a
+// steady 100 per second of the session's clock (a fake one, moved 10 ms
+// after each answer) reads within 2% of served_ping_rps at every sample
+// once the window is full, whatever the phase of the window's slots: the
+// rate divides the requests by the time the window holds, not by its
+// nominal span.
+func TestServedRateIsTheClientsRate(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := clock.NewFake(time.Now())
+	const window, interval, every = 5 * time.Second, 50 * time.Millisecond, 10 * time.Millisecond
+	s, err := session.New(session.Config{Scenario: "server", Workers: 1, NoLoad: true,
+		Interval: interval, Window: window, Clock: clk,
+		Scenarios: scenarios.Config{Listen: "127.0.0.1:0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	clk.Advance(interval)
+	first := <-s.Samples()
+	r, _ := readout(first, "listen_addr")
+	addr := r.Text
+	checked := 0
+	for i := 1; time.Duration(i)*every < window+1500*time.Millisecond; i++ {
+		resp, err := client.Get("http://" + addr + "/ping")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		clk.Advance(every)
+		if i%int(interval/every) != 0 {
+			continue
+		}
+		select { // the sample due now
+		case snap := <-s.Samples():
+			if time.Duration(snap.Elapsed) > window+interval {
+				r, _ := readout(snap, "served_ping_rps")
+				if math.Abs(r.Value/100-1) > 0.02 {
+					t.Errorf("t=%.2fs: served_ping_rps %.2f, the client sends 100/s", time.Duration(snap.Elapsed).Seconds(), r.Value)
+				}
+				checked++
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no sample")
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d samples checked, want >= 20", checked)
+	}
+}
+
+// TestNoLoadRowsCountTheOutsideLoad: with --no-load the outside load is
+// the load: the size in force is held, and its row has the latency the
+// server measured for every request an outside client sent, per endpoint,
+// as the readouts do over the window.
+func TestNoLoadRowsCountTheOutsideLoad(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, addr := listenSession(t, 1)
+	defer s.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	sent := map[string]int64{"ping": 20, "fast": 3}
+	for ep, n := range sent {
+		for range n {
+			resp, err := client.Get("http://" + addr + "/" + ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		var snap session.Snapshot
+		select {
+		case snap = <-s.Samples():
+		case <-deadline:
+			t.Fatalf("the row never counted the requests sent: %+v", s.Snapshot().Sizes)
+		}
+		var row session.SizeRow
+		for _, r := range snap.Sizes {
+			if r.Current {
+				row = r
+			}
+		}
+		if row.Served["ping"].Count < sent["ping"] || row.Served["fast"].Count < sent["fast"] {
+			continue
+		}
+		if row.Served["ping"].Count != sent["ping"] || row.Served["fast"].Count != sent["fast"] || row.Served["slow"].Count != 0 {
+			t.Errorf("row served %+v, sent %v", row.Served, sent)
+		}
+		if row.Held <= 0 || row.Served["fast"].P99 <= 0 {
+			t.Errorf("row held %v, /fast p99 %v", row.Held, row.Served["fast"].P99)
+		}
+		for _, k := range []string{"served_ping_p99_ms", "served_fast_p99_ms"} {
+			if r, _ := readout(snap, k); !r.Known || r.Value <= 0 {
+				t.Errorf("%s = %+v", k, r)
+			}
+		}
+		return
 	}
 }

@@ -39,18 +39,6 @@ func TestNextTick(t *testing.T) {
 	}
 }
 
-func TestPerSecond(t *testing.T) {
-	if got := perSecond(50, 5*time.Second, 10*time.Second); got != 10 {
-		t.Errorf("full window: %v", got)
-	}
-	if got := perSecond(10, 5*time.Second, 2*time.Second); got != 5 {
-		t.Errorf("young run: %v", got)
-	}
-	if got := perSecond(10, 5*time.Second, 0); got != 0 {
-		t.Errorf("zero span: %v", got)
-	}
-}
-
 func TestSI(t *testing.T) {
 	for v, want := range map[float64]string{160e6: "160M", 1600: "1.6k", 2e9: "2G", 999: "999", 8000: "8k"} {
 		if got := si(v); got != want {

@@ -121,12 +121,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// perSecond is count / window, or count / elapsed while the run is younger
-// than the window: a rate over the sliding window.
-func perSecond(count int64, window, elapsed time.Duration) float64 {
-	span := min(window, elapsed)
+// windowRate is the values in r's window per second of the time they
+// cover (hist.Recorder.WindowSpan), and the window's summary; 0 per
+// second over an empty span.
+func windowRate(r *hist.Recorder) (float64, hist.Summary) {
+	w, span := r.WindowSpan()
 	if span <= 0 {
-		return 0
+		return 0, w
 	}
-	return float64(count) / span.Seconds()
+	return float64(w.Count) / span.Seconds(), w
 }

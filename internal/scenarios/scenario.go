@@ -54,6 +54,12 @@ type Env struct {
 	// under the pool size in force when it began. Call it through
 	// ObserveHeadline (nil-safe); it never blocks.
 	Headline func(d time.Duration)
+	// Served takes one request a scenario's server answered at endpoint
+	// ("ping", "fast", "slow"), d from its arrival to the response, which
+	// ended now, whoever sent it; the session files it under the pool
+	// size in force when it arrived. Call it through ObserveServed
+	// (nil-safe); it never blocks.
+	Served func(endpoint string, d time.Duration)
 }
 
 // Readout is one figure a scenario shows. Key is its JSON name in the

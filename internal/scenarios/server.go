@@ -48,11 +48,19 @@ var fibWant = map[int]string{fastN: "832040", slowN: "24157817"}
 // clients or from outside (--no-load with autocannon), timed in the
 // handler.
 type endpoint struct {
+	name   string // ping, fast, slow: the route without its slash
 	lat    *hist.Recorder
 	served *hist.Recorder
 	cpu    cpuMeter
 	done   atomic.Int64 // responses received
 	errs   atomic.Int64 // failed or wrong responses
+}
+
+// serve records one request the route answered, d from arrival to
+// response, in its window and in the session's size rows.
+func (e *endpoint) serve(env Env, d time.Duration) {
+	e.served.Record(int64(d))
+	env.ObserveServed(e.name, d)
 }
 
 func newServer(c Config) *server {
@@ -65,16 +73,17 @@ type server struct {
 	listen     string // address to listen on; "" is 127.0.0.1:0
 	startLoops int
 
-	// loopsMu guards loops; nLoops is len(loops), for the knobs.
-	loopsMu sync.Mutex
-	loops   []*srvLoop
-	nLoops  atomic.Int32
-	conns   atomic.Int64 // connections accepted
+	// loopsMu guards loops and stoppedLoops (the Loops' readouts at
+	// Stop); nLoops is len(loops), for the knobs.
+	loopsMu      sync.Mutex
+	loops        []*srvLoop
+	stoppedLoops []Readout
+	nLoops       atomic.Int32
+	conns        atomic.Int64 // connections accepted
 
 	env    Env
 	srv    *loopback
 	client *http.Client
-	start  time.Time
 
 	// mu guards clients, runs (the client goroutines' cancel funcs per
 	// endpoint) and the recorders' replacement on Reset.
@@ -94,13 +103,13 @@ func (s *server) Look() string {
 	return "at workers 0 /ping waits behind fib on the Loop; with a pool the Loop answers"
 }
 
-func (s *server) newEndpoint() *endpoint {
-	return &endpoint{lat: hist.NewRecorder(s.env.Window, nil), served: hist.NewRecorder(s.env.Window, nil)}
+func (s *server) newEndpoint(name string) *endpoint {
+	return &endpoint{name: name, lat: hist.NewRecorder(s.env.Window, s.now), served: hist.NewRecorder(s.env.Window, s.now)}
 }
 
 func (s *server) Start(env Env) error {
 	s.env = env
-	s.fast, s.slow, s.ping = s.newEndpoint(), s.newEndpoint(), s.newEndpoint()
+	s.fast, s.slow, s.ping = s.newEndpoint("fast"), s.newEndpoint("slow"), s.newEndpoint("ping")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ping", s.handlePing)
 	mux.HandleFunc("/fast", s.handleFib(fastN, s.fast))
@@ -119,7 +128,6 @@ func (s *server) Start(env Env) error {
 		DisableCompression:  true,
 	}}
 	s.begin()
-	s.start = s.now()
 	s.runs = map[string][]context.CancelFunc{}
 	s.goSafe(s.pinger)
 	s.mu.Lock()
@@ -134,7 +142,7 @@ func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
 	t := time.Now()
 	s.loopFor(r).do(func() {})
 	io.WriteString(w, "ok")
-	s.ping.served.Record(int64(time.Since(t)))
+	s.ping.serve(s.env, time.Since(t))
 }
 
 // handleFib accepts the request on the connection's Loop, then runs fib(n)
@@ -143,7 +151,7 @@ func (s *server) handlePing(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleFib(n int, e *endpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		t := time.Now()
-		defer func() { e.served.Record(int64(time.Since(t))) }()
+		defer func() { e.serve(s.env, time.Since(t)) }()
 		l := s.loopFor(r)
 		l.do(func() {})
 		var v int
@@ -269,14 +277,15 @@ func (s *server) Status() Status {
 	s.mu.Lock()
 	n := s.clients
 	s.mu.Unlock()
-	el := s.since(s.start)
-	fw, sw, pw := s.fast.lat.Window(), s.slow.lat.Window(), s.ping.lat.Window()
+	fastRPS, fw := windowRate(s.fast.lat)
+	slowRPS, sw := windowRate(s.slow.lat)
+	pw := s.ping.lat.Window()
 	rs := Percentiles("ping", "ping", pw)
 	rs = append(rs,
 		Num("ping_failures", "ping failures", float64(s.ping.errs.Load())),
-		Num("fast_rps", "/fast", perSecond(fw.Count, s.env.Window, el)).In(UnitRPS),
+		Num("fast_rps", "/fast", fastRPS).In(UnitRPS),
 		Millis("fast_p99_ms", "/fast p99", fw.P99, fw.Count > 0),
-		Num("slow_rps", "/slow", perSecond(sw.Count, s.env.Window, el)).In(UnitRPS),
+		Num("slow_rps", "/slow", slowRPS).In(UnitRPS),
 		Millis("slow_p99_ms", "/slow p99", sw.P99, sw.Count > 0),
 		s.fast.cpu.readout("fast_cpu_ms", "CPU/fast"),
 		s.slow.cpu.readout("slow_cpu_ms", "CPU/slow"),
@@ -287,7 +296,9 @@ func (s *server) Status() Status {
 		k string
 		e *endpoint
 	}{{"ping", s.ping}, {"fast", s.fast}, {"slow", s.slow}} {
-		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, perSecond(x.e.served.Window().Count, s.env.Window, el)).In(UnitRPS))
+		rps, w := windowRate(x.e.served)
+		rs = append(rs, Num("served_"+x.k+"_rps", "served /"+x.k, rps).In(UnitRPS),
+			Millis("served_"+x.k+"_p99_ms", "served /"+x.k+" p99", w.P99, w.Count > 0))
 	}
 	rs = append(rs, s.loopReadouts()...)
 	rs = append(rs, Str("listen_addr", "listening on", s.srv.Addr()))

@@ -67,6 +67,7 @@ func (s *server) setLoops(n int) {
 	n = min(max(n, 1), MaxLoops)
 	var gone []*srvLoop
 	s.loopsMu.Lock()
+	s.stoppedLoops = nil
 	if len(s.loops) == 0 {
 		l0 := &srvLoop{do: s.env.Do, env: s.env.LoopLag}
 		if l0.env == nil {
@@ -101,10 +102,13 @@ func (l *srvLoop) stop() {
 }
 
 // stopLoops stops every Loop; Stop calls it once the server is closed.
+// The Loops' readouts stay as they were at the stop, so a last Status
+// describes the run.
 func (s *server) stopLoops() {
+	rs := s.loopReadouts()
 	s.loopsMu.Lock()
 	ls := s.loops
-	s.loops = nil
+	s.loops, s.stoppedLoops = nil, rs
 	s.loopsMu.Unlock()
 	for _, l := range ls {
 		l.stop()
@@ -116,7 +120,11 @@ func (s *server) stopLoops() {
 func (s *server) loopReadouts() []Readout {
 	s.loopsMu.Lock()
 	ls := append([]*srvLoop(nil), s.loops...)
+	stopped := s.stoppedLoops
 	s.loopsMu.Unlock()
+	if len(ls) == 0 && stopped != nil {
+		return append([]Readout(nil), stopped...)
+	}
 	var worst time.Duration
 	var each []Readout
 	have := false

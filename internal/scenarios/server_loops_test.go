@@ -62,3 +62,24 @@ func TestServerLoopsChangeLive(t *testing.T) {
 	// the one Loop left still answers
 	waitReadout(t, s, "answer_ok", func(r scenarios.Readout) bool { return r.Known && r.Value == 1 })
 }
+
+// TestServerFinalSampleCountsItsLoops: the session's last sample, taken
+// after the scenario stopped, gives the Loops the run had, not 0.
+func TestServerFinalSampleCountsItsLoops(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, err := session.New(session.Config{Scenario: "server", Workers: 1, Scale: 0.05, NoLoad: true,
+		Interval: 50 * time.Millisecond, Window: time.Second,
+		Scenarios: scenarios.Config{ServerLoops: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReadout(t, s, "loops", func(r scenarios.Readout) bool { return r.Value == 2 })
+	s.Close()
+	var last session.Snapshot
+	for snap := range s.Samples() {
+		last = snap
+	}
+	if r, _ := readout(last, "loops"); !last.Final || r.Value != 2 {
+		t.Errorf("last sample: final %v, loops %v, want true, 2", last.Final, r.Value)
+	}
+}

@@ -52,6 +52,7 @@ func (j SizeJSON) Row() SizeRow {
 		HeadlineName: j.Headline, Current: j.Current, Unsettled: j.Unsettled,
 		Probe:    hist.Summary{P99: millis.Duration(j.ProbeP99MS), Max: millis.Duration(j.ProbeMaxMS), Count: j.ProbeCount},
 		Headline: hist.Summary{P99: millis.Duration(j.HeadlineP99MS), Count: j.HeadlineCount},
+		Served:   j.Served,
 	}
 	r.Completed = int64(math.Round(j.ThroughputPerS * j.HeldS))
 	if j.CPUPerWall != nil {

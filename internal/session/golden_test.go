@@ -36,7 +36,8 @@ func goldenFull() Snapshot {
 			{Scenario: "server", Workers: 2, GOMAXPROCS: 4, Held: 3*time.Second + 4567890,
 				Probe:    hist.Summary{P99: 9*time.Millisecond + 4321, Max: 20 * time.Millisecond, Count: 300},
 				Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
-				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3},
+				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3,
+				Served: map[string]hist.Summary{"ping": {P50: time.Millisecond, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond, Count: 25}}},
 			{Scenario: "server", Workers: 3, GOMAXPROCS: 4, Held: time.Second, HeadlineName: "ping"},
 		},
 		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: Seconds(5 * time.Second), Left: Seconds(1500*time.Millisecond + 2345678), Canceled: true, Err: "failed", Fit: &fitted},
@@ -84,6 +85,7 @@ func goldenFull() Snapshot {
 			WorkerRetiring:   []bool{false, true, false},
 			Task:             lat(6*time.Millisecond, 50),
 			TaskWait:         lat(7*time.Millisecond, 40),
+			TaskRun:          lat(8*time.Millisecond, 30),
 		},
 		Loop: Loop{LoopBusy: 0.1256, LoopQueued: 19},
 		Process: Process{

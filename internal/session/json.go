@@ -3,6 +3,7 @@ package session
 import (
 	"math"
 
+	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/millis"
 )
 
@@ -32,6 +33,8 @@ type SizeJSON struct {
 	AnswerOK       *bool    `json:"answer_ok"`
 	Current        bool     `json:"current"`
 	Unsettled      int64    `json:"unsettled"`
+	// Served is SizeRow.Served: per endpoint, a latency object.
+	Served map[string]hist.Summary `json:"served"`
 }
 
 // JSON converts r for the headless stream.
@@ -41,7 +44,10 @@ func (r SizeRow) JSON() SizeJSON {
 		HeldS:      round3(r.Held.Seconds()),
 		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
 		ThroughputPerS: round3(r.ThroughputPerS()),
-		Current:        r.Current, Unsettled: r.Unsettled,
+		Current:        r.Current, Unsettled: r.Unsettled, Served: r.Served,
+	}
+	if j.Served == nil {
+		j.Served = map[string]hist.Summary{}
 	}
 	if r.Probe.Count > 0 {
 		j.ProbeP99MS, j.ProbeMaxMS = millis.Of(r.Probe.P99), millis.Of(r.Probe.Max)

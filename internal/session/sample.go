@@ -24,6 +24,14 @@ type sampler struct {
 	gen    int64   // Session.histGen the history above belongs to
 	done   []point // completed counts over the last window, oldest first
 	missed int64   // sample times skipped because a sample ran late
+	// start is the readings at the start: the last sample's interval
+	// figures are over the whole run.
+	start struct {
+		pool pool.Stats
+		loop probe.LoopStats
+		sys  sysinfo.Sample
+		at   time.Time
+	}
 }
 
 // startSampler primes the sampler and sets the wait for the first sample
@@ -53,7 +61,7 @@ func (s *Session) run(sm *sampler, due <-chan time.Time) {
 			last = true
 		case <-due:
 		}
-		snap := sm.take(s)
+		snap := sm.take(s, last)
 		next := nextDue(clock.Since(clk, t0), s.cfg.Interval, k)
 		sm.missed += next - k - 1
 		snap.SamplesMissed = sm.missed
@@ -82,6 +90,7 @@ func (sm *sampler) prime(s *Session) {
 	sm.sys = s.sys.Read()
 	sm.at = s.cfg.Clock.Now()
 	sm.done = []point{{sm.at, sm.pool.Completed}}
+	sm.start.pool, sm.start.loop, sm.start.sys, sm.start.at = sm.pool, sm.loop, sm.sys, sm.at
 }
 
 // nextDue is the index of the first due time t0 + n*period strictly after
@@ -91,8 +100,11 @@ func nextDue(elapsed, period time.Duration, k int64) int64 {
 	return next
 }
 
-// take reads every source once and builds a Snapshot.
-func (sm *sampler) take(s *Session) Snapshot {
+// take reads every source once and builds a Snapshot. The final one (Close
+// asked for it: Sampling.Final) gives its interval figures (cpu_percent,
+// loop_busy, worker_busy, worker_oncpu) over the whole run, not over the
+// moment since the sample before.
+func (sm *sampler) take(s *Session, final bool) Snapshot {
 	now := s.cfg.Clock.Now()
 	ps := s.pool.Stats()
 	ls := s.loop.Stats()
@@ -116,8 +128,12 @@ func (sm *sampler) take(s *Session) Snapshot {
 		s.enterSize(k)
 	}
 
-	dt := now.Sub(sm.at)
-	busy, oncpu := pool.Utilization(sm.pool, ps)
+	prevPool, prevLoop, prevSys, prevAt := sm.pool, sm.loop, sm.sys, sm.at
+	if final {
+		prevPool, prevLoop, prevSys, prevAt = sm.start.pool, sm.start.loop, sm.start.sys, sm.start.at
+	}
+	dt := now.Sub(prevAt)
+	busy, oncpu := pool.Utilization(prevPool, ps)
 	slots := make([]int, len(ps.Workers))
 	retiring := make([]bool, len(ps.Workers))
 	for i, w := range ps.Workers {
@@ -147,8 +163,9 @@ func (sm *sampler) take(s *Session) Snapshot {
 			WorkerRetiring:   retiring,
 			Task:             ps.Total,
 			TaskWait:         ps.Wait,
+			TaskRun:          ps.Run,
 		},
-		Loop:    Loop{LoopBusy: Share(fraction(ls.Busy-sm.loop.Busy, dt)), LoopQueued: ls.Queued},
+		Loop:    Loop{LoopBusy: Share(fraction(ls.Busy-prevLoop.Busy, dt)), LoopQueued: ls.Queued},
 		Process: Process{CPUPercent: -1, RSSBytes: Bytes(sys.RSS), Goroutines: sys.Goroutines},
 		Probes: Probes{
 			Probe:        lag.Corrected,
@@ -159,9 +176,9 @@ func (sm *sampler) take(s *Session) Snapshot {
 			Sched:        sch.Corrected,
 			SchedRuntime: sch.Runtime,
 		},
-		Sampling: Sampling{Interval: Millis(s.cfg.Interval), Resolution: Millis(s.cfg.Resolution), Window: Seconds(s.cfg.Window)},
+		Sampling: Sampling{Interval: Millis(s.cfg.Interval), Resolution: Millis(s.cfg.Resolution), Window: Seconds(s.cfg.Window), Final: final},
 	}
-	if f, ok := sysinfo.CPUFraction(sm.sys, sys); ok {
+	if f, ok := sysinfo.CPUFraction(prevSys, sys); ok {
 		snap.CPUPercent = Percent(100 * f)
 	}
 	if sys.CPUKnown {

@@ -262,9 +262,10 @@ func New(c Config) (*Session, error) {
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
+		// The outside load is the load: the size in force is held, and
+		// counts what the outside load does (sizes.pause is not called).
 		s.paused = true
 		scen.Pause(true)
-		s.sizes.pause(true)
 	}
 	if err := scen.Start(s.env()); err != nil {
 		s.shutdown()
@@ -299,6 +300,7 @@ func (s *Session) env() scenarios.Env {
 		SubmitTimeout: s.own.SubmitTimeout,
 		Counts:        s.own.Counts,
 		Headline:      s.sizes.observeHeadline,
+		Served:        s.sizes.observeServed,
 	}
 }
 

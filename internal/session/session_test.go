@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/offtop/offtop/internal/clock"
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -384,5 +385,92 @@ func TestLoadShowsAtOnce(t *testing.T) {
 	}
 	if after := s.Snapshot().Load; after == before {
 		t.Errorf("load text after ]: %q, unchanged", after)
+	}
+}
+
+// TestTaskRunInTheStream: the stream has the tasks' run time (start to
+// end) beside their queue wait and submit-to-end, over the same tasks:
+// its median is within the longest submit-to-end.
+func TestTaskRunInTheStream(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "count", Workers: 1, Scale: 0.05, Window: 30 * time.Second})
+	var snap Snapshot
+	for snap.Task.Count < 5 {
+		snap = <-s.Samples()
+	}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line struct {
+		Task    map[string]*float64 `json:"task"`
+		TaskRun map[string]*float64 `json:"task_run"`
+	}
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatal(err)
+	}
+	run, task := line.TaskRun, line.Task
+	if run["count"] == nil || *run["count"] <= 0 || run["p50_ms"] == nil || *run["p50_ms"] <= 0 || *run["p50_ms"] > *task["max_ms"] {
+		t.Errorf("task_run %v beside task %v", fmtMap(run), fmtMap(task))
+	}
+	s.Close()
+}
+
+func fmtMap(m map[string]*float64) string {
+	var b bytes.Buffer
+	for k, v := range m {
+		if v == nil {
+			fmt.Fprintf(&b, "%s:null ", k)
+		} else {
+			fmt.Fprintf(&b, "%s:%g ", k, *v)
+		}
+	}
+	return b.String()
+}
+
+// TestFinalSampleIsOverTheRun: the last sample, taken as the session
+// closes, is marked final (no other is), and its interval figures are
+// over the whole run: the process's CPU share and the Loop's busy share
+// lie within the range of the samples before it, which tile the run, where
+// a share over the moment of shutdown (about 1 ms) read 99-130% of a core.
+func TestFinalSampleIsOverTheRun(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s, err := New(Config{Scenario: "stall", Workers: 1, Interval: 50 * time.Millisecond, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []Snapshot
+	stalls := func(s Snapshot) float64 {
+		for _, r := range s.Readouts {
+			if r.Key == "stalls" {
+				return r.Value
+			}
+		}
+		return 0
+	}
+	for len(snaps) == 0 || stalls(snaps[len(snaps)-1]) < 2 {
+		snaps = append(snaps, <-s.Samples())
+	}
+	s.Close()
+	for snap := range s.Samples() {
+		snaps = append(snaps, snap)
+	}
+	last, before := snaps[len(snaps)-1], snaps[:len(snaps)-1]
+	if !last.Final {
+		t.Fatal("the last sample is not marked final")
+	}
+	cpuLo, cpuHi, loopLo, loopHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, b := range before {
+		if b.Final {
+			t.Fatalf("t=%v: a sample before the last is marked final", b.Elapsed)
+		}
+		cpuLo, cpuHi = min(cpuLo, float64(b.CPUPercent)), max(cpuHi, float64(b.CPUPercent))
+		loopLo, loopHi = min(loopLo, float64(b.LoopBusy)), max(loopHi, float64(b.LoopBusy))
+	}
+	if c := float64(last.CPUPercent); c < cpuLo-1 || c > cpuHi+1 {
+		t.Errorf("final cpu_percent %.1f, the samples before read %.1f..%.1f", c, cpuLo, cpuHi)
+	}
+	if l := float64(last.LoopBusy); l < loopLo-0.01 || l > loopHi+0.01 || l == 0 {
+		t.Errorf("final loop_busy %.3f, the samples before read %.3f..%.3f", l, loopLo, loopHi)
 	}
 }

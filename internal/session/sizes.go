@@ -51,6 +51,10 @@ type SizeRow struct {
 	// Unsettled counts observations left out because they began before
 	// the Loop had drained the work of the size before.
 	Unsettled int64
+	// Served is the latency of the requests a scenario's server answered
+	// at this size, per endpoint ("ping", "fast", "slow"), from arrival to
+	// response, whoever sent them; empty for a scenario that serves none.
+	Served map[string]hist.Summary
 }
 
 // ThroughputPerS is Completed per second held; 0 when not held yet.
@@ -84,6 +88,7 @@ type sizeAcc struct {
 	answerOK  bool
 	answered  bool
 	unsettled int64
+	served    map[string]*hist.Exact // per endpoint; nil until one is served
 }
 
 // stretch is one period a row was in force.
@@ -280,6 +285,27 @@ func (z *sizes) observeHeadline(d time.Duration) {
 	}
 }
 
+// observeServed takes one request served at endpoint that ended now, d
+// after it arrived, filed under the row in force when it arrived.
+func (z *sizes) observeServed(endpoint string, d time.Duration) {
+	now := z.now()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	acc := z.file(now.Add(-d))
+	if acc == nil {
+		return
+	}
+	e := acc.served[endpoint]
+	if e == nil {
+		if acc.served == nil {
+			acc.served = map[string]*hist.Exact{}
+		}
+		e = hist.NewExact()
+		acc.served[endpoint] = e
+	}
+	e.Record(int64(d))
+}
+
 // withGOMAXPROCS returns the key in force with GOMAXPROCS g, and whether
 // that differs from the key in force.
 func (z *sizes) withGOMAXPROCS(g int) (sizeKey, bool) {
@@ -313,6 +339,12 @@ func (z *sizes) snapshot() []SizeRow {
 	done, cpu, cpuOK := z.read()
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	return z.rowsAt(now, done, cpu, cpuOK)
+}
+
+// rowsAt is snapshot's rows at now, the pool having completed done and the
+// process used cpu. Callers hold mu.
+func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool) []SizeRow {
 	cur := z.current()
 	var scens []string
 	for _, a := range z.order {
@@ -328,6 +360,10 @@ func (z *sizes) snapshot() []SizeRow {
 			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
+			Served: map[string]hist.Summary{},
+		}
+		for ep, e := range a.served {
+			r.Served[ep] = e.Summary()
 		}
 		if cur != nil && cur.acc == a {
 			if !cur.paused {

@@ -125,9 +125,11 @@ type Pool struct {
 	WorkerOnCPU    OptShares `json:"worker_oncpu"`
 	WorkerRetiring []bool    `json:"worker_retiring"`
 	// Task is queue wait + run (submit to end) of pool tasks over the
-	// window; TaskWait is the queue wait alone.
+	// window; TaskWait is the queue wait alone, TaskRun the run alone
+	// (start to end).
 	Task     hist.Summary `json:"task"`
 	TaskWait hist.Summary `json:"task_wait"`
+	TaskRun  hist.Summary `json:"task_run"`
 	// ScenarioStart is the counts above when the scenario now running
 	// came on screen (a tab to it); zero for the first scenario and in a
 	// decoded Snapshot (the JSON carries the counts since the session
@@ -202,6 +204,11 @@ type Sampling struct {
 	Interval   Millis  `json:"interval_ms"`
 	Resolution Millis  `json:"resolution_ms"`
 	Window     Seconds `json:"window_s"`
+	// Final marks the last sample, taken as the session closes: its
+	// interval figures (cpu_percent, loop_busy, worker_busy,
+	// worker_oncpu) are over the whole run, its readouts the scenario's
+	// at its stop.
+	Final bool `json:"final"`
 }
 
 // History is the charts' series, oldest first, one point per sample, at

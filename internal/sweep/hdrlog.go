@@ -1,14 +1,14 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/offtop/offtop/internal/session"
 )
 
 // histograms are one run's histograms for the HDR log, values in ns, and
@@ -16,12 +16,6 @@ import (
 type histograms struct {
 	probe, headline, task *hdr.Histogram
 	start, end            time.Time
-}
-
-// sizeHistograms reads the histograms of the size row in force.
-func sizeHistograms(s *session.Session, start, end time.Time) histograms {
-	p, h, t := s.SizeHistograms()
-	return histograms{probe: p, headline: h, task: t, start: start, end: end}
 }
 
 // HdrLogTags are the tags of a run's three histograms in an HDR log, in
@@ -47,6 +41,23 @@ func hdrStem(r Row) string {
 		stem += "-" + r.Name
 	}
 	return stem
+}
+
+// CheckHdrLog reports whether files can be made and written in dir, an
+// existing directory: it writes a small file there, syncs it and removes
+// it. The error says why not (not a directory, read-only, no space).
+func CheckHdrLog(dir string) error {
+	f, err := os.CreateTemp(dir, ".offtop-check-*.hlog")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(make([]byte, 4096))
+	if werr == nil {
+		werr = f.Sync()
+	}
+	cerr := f.Close()
+	rerr := os.Remove(f.Name())
+	return errors.Join(werr, cerr, rerr)
 }
 
 // writeHdrLog writes one run of a size to its file in HdrHistogram's
@@ -90,9 +101,28 @@ func writeHdrLog(dir, scenario, stem string, run int, h histograms) (err error) 
 		x.SetTag(HdrLogTags[i])
 		x.SetStartTimeMs(h.start.UnixMilli())
 		x.SetEndTimeMs(h.end.UnixMilli())
-		if err := w.OutputIntervalHistogram(x); err != nil {
+		if x.TotalCount() == 0 {
+			err = writeEmptyInterval(f, x)
+		} else {
+			err = w.OutputIntervalHistogram(x)
+		}
+		if err != nil {
 			return fmt.Errorf("--hdr-log: %s: %w", path, err)
 		}
 	}
 	return nil
+}
+
+// writeEmptyInterval writes the interval line of x, empty, as the log
+// writer does (tag, start s, length s, max ms, payload) but with max 0,
+// HdrHistogram's max of an empty histogram, where hdrhistogram-go's writer
+// gives the highest value equivalent to 0 (0.000511 ms).
+func writeEmptyInterval(w io.Writer, x *hdr.Histogram) error {
+	payload, err := x.EncodeV2()
+	if err != nil {
+		return err
+	}
+	start := float64(x.StartTimeMs()) / 1000
+	_, err = fmt.Fprintf(w, "Tag=%s,%f,%f,%f,%s\n", x.Tag(), start, float64(x.EndTimeMs())/1000-start, 0.0, payload)
+	return err
 }

@@ -9,13 +9,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/offtop/offtop/internal/decimal"
+	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/runq"
 	"github.com/offtop/offtop/internal/scenarios"
@@ -269,12 +273,22 @@ type Result struct {
 	Fit *sizing.Fit `json:"fit"`
 	// Machine is the machine check (Config.CheckMachine), null without.
 	Machine *Machine `json:"machine"`
+	// HdrLogMissing is the --hdr-log files a write failed for, each
+	// removed and not written again, with the first error; nil when every
+	// log was written (or none asked for).
+	HdrLogMissing []MissingLog `json:"hdr_log_missing"`
 	// Interrupted: ctx ended the sweep before its last run; Rows are the
 	// sizes with a finished run, each of the runs it finished.
 	Interrupted bool          `json:"interrupted"`
 	Took        time.Duration `json:"-"`
 	// runs are every run of each row, in row order.
 	runs [][]Row
+}
+
+// MissingLog is an HDR log a sweep could not write.
+type MissingLog struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
 }
 
 // Run sweeps c.Workers in order, printing one progress line per size to
@@ -364,9 +378,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		}
 		res.runs[i] = append(res.runs[i], row)
 		if c.HdrLog != "" {
-			if err = writeHdrLog(c.HdrLog, res.Scenario, hdrStem(row), len(res.runs[i]), h); err != nil {
-				break
-			}
+			res.logRun(c.HdrLog, row, len(res.runs[i]), h)
 		}
 	}
 	// Rows so far, a stopped sweep's too: each configuration with a run.
@@ -393,6 +405,22 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	res.Interrupted = err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
 	res.Took = time.Since(start)
 	return res, err
+}
+
+// logRun writes run n of row's configuration to its HDR log. A failed
+// write removes the file and files it in HdrLogMissing; a missing log is
+// not written again (its later runs would lack the header).
+func (res *Result) logRun(dir string, row Row, n int, h histograms) {
+	stem := hdrStem(row)
+	path := HdrLogPath(dir, res.Scenario, stem)
+	if slices.ContainsFunc(res.HdrLogMissing, func(m MissingLog) bool { return m.Path == path }) {
+		return
+	}
+	if err := writeHdrLog(dir, res.Scenario, stem, n, h); err != nil {
+		_ = os.Remove(path)
+		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "--hdr-log: "), path+": ")
+		res.HdrLogMissing = append(res.HdrLogMissing, MissingLog{Path: path, Error: why})
+	}
 }
 
 // runOne measures one pool size on a fresh session of base, started at
@@ -454,10 +482,13 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 			measuring = false
 		}
 	}
-	// The size row counts from the reset to the last sample.
-	fill(&row, last, cols)
+	// The size row and the histograms its log gets are one read, at the
+	// end of the run; the readouts are the last sample's.
+	size, probe, headline, task := s.SizeRead()
+	h := histograms{probe: probe, headline: headline, task: task, start: t0, end: time.Now()}
+	fill(&row, last, size, task, cols)
 	row.ArrivalPerS, row.ServiceMS = m.ArrivalPerS(), ptr(m.ServiceMS(row.ThroughputPerS))
-	return row, last, sizeHistograms(s, t0, time.Now()), nil
+	return row, last, h, nil
 }
 
 func abs(n int) int { return max(n, -n) }
@@ -482,23 +513,21 @@ func hasAnswer(s session.Snapshot) bool {
 	return true // a scenario without an answer has nothing to wait for
 }
 
-// fill computes a row from the last sample of a measured run: the size
-// row the session kept since the reset that began it, and the scenario's
-// readouts at the end.
-func fill(row *Row, last session.Snapshot, cols []string) {
-	for _, r := range last.Sizes {
-		if r.Current {
-			row.Size = r.JSON()
-			row.Size.Current = false // a sweep has no size in force
-		}
-	}
+// fill computes a row from the end of a measured run: size, the size row
+// the session kept since the reset that began it, task, the pool tasks'
+// histogram since then (ns), and the scenario's readouts at the last
+// sample.
+func fill(row *Row, last session.Snapshot, size session.SizeRow, task *hdr.Histogram, cols []string) {
+	row.Size = size.JSON()
+	row.Size.Current = false // a sweep has no size in force
 	row.ThroughputPerS = row.Size.ThroughputPerS
 	if v := row.Size.CPUPerWall; v != nil {
 		row.CPUPerWall = *v
 		row.CPUSeconds = *v * row.Size.HeldS
 	}
 	row.ProbeP99MS = row.Size.ProbeP99MS
-	row.TaskP99MS = p99(last.Task.Count, last.Task.P99)
+	ts := hist.Summarize(task)
+	row.TaskP99MS = p99(ts.Count, ts.P99)
 	if last.RSSBytes >= 0 {
 		v := last.RSSBytes.MiB()
 		row.RSSMB = &v
@@ -643,6 +672,9 @@ func (r Result) Write(w io.Writer) error {
 	}
 	if r.Machine != nil {
 		lines = append(lines, r.Machine.Line())
+	}
+	for _, m := range r.HdrLogMissing {
+		lines = append(lines, fmt.Sprintf("--hdr-log: %s not written (%s)", m.Path, m.Error))
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, strings.TrimRight(l, " ")); err != nil {

@@ -52,8 +52,12 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 		"  " + fixedNum(float64(s.ThroughputPerSec), 6) + " tasks/s"
 	// Where the figures do not fit beside the full title (a column of a
 	// two-column screen: "24 tasks/s" was cut to "24…" at 120x40), the
-	// title is shorter; which one depends on w alone.
+	// title is shorter; which one depends on w alone. The window tasks/s
+	// is over ("(5s)") follows where it fits beside the full title.
 	name := "loop and workers"
+	if _, win := windowLabel(s); len([]rune(name))+3+cellWidth(extra)+len(win)+3 <= w {
+		extra += " (" + win + ")"
+	}
 	if len([]rune(name))+3+cellWidth(extra) > w {
 		name = "workers"
 	}

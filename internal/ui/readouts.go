@@ -209,7 +209,8 @@ func statCells(s session.Snapshot) []string {
 	if s.Stuck > 0 {
 		c = append(c, hot(n("stuck", s.Stuck), s.Stuck))
 	}
-	c = append(c, fmt.Sprintf("%6s tasks/s", fmtNum(float64(s.ThroughputPerSec))), n("Loop queue", int64(s.LoopQueued)))
+	_, win := windowLabel(s)
+	c = append(c, fmt.Sprintf("%6s tasks/s (%s)", fmtNum(float64(s.ThroughputPerSec)), win), n("Loop queue", int64(s.LoopQueued)))
 	// CPU now (last interval, 100% = one core) and since start, beside the
 	// wall time it was spent in: the seed's "CPU time next to wall time".
 	cpu := "CPU  n/a"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -563,5 +564,19 @@ func TestMetersTitleKeepsThroughput(t *testing.T) {
 		if full := w >= 80; full != strings.HasPrefix(head, "loop and workers") {
 			t.Errorf("width %d: title %q", w, head)
 		}
+	}
+}
+
+// TestTasksPerSecondSaysItsWindow: tasks/s is a rate over the window, and
+// the screen says so: "(5s)" after it in the stats cells always, and in
+// the meters' title where it fits beside the full title.
+func TestTasksPerSecondSaysItsWindow(t *testing.T) {
+	s := richSnapshot()
+	s.Window = session.Seconds(5 * time.Second)
+	if !slices.ContainsFunc(statCells(s), func(c string) bool { return strings.HasSuffix(c, " tasks/s (5s)") }) {
+		t.Errorf("stats cells %q: no tasks/s (5s)", statCells(s))
+	}
+	if head := ansi.Strip(metersPanel(s, 100, 2)[0]); !strings.Contains(head, " tasks/s (5s) ") {
+		t.Errorf("meters title at 100 wide: %q", head)
 	}
 }
