@@ -234,3 +234,6 @@ func (e meterEngine) Counts() ipool.Counts {
 }
 func (e meterEngine) Resize(n int) error { return e.m.Resize(n) }
 func (e meterEngine) ResetLatency()      { e.m.ResetLatency() }
+
+// Inlines: a pool whose MinSize is 0 has a size 0 that runs tasks.
+func (e meterEngine) Inlines() bool { return e.m.o.MinSize <= 0 }

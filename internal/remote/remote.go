@@ -502,8 +502,8 @@ func (c *Client) request(method, path string, body []byte) error {
 		return fmt.Errorf("%w: wrong token", ErrRefused)
 	case http.StatusForbidden:
 		return fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(why, "offtop agent: "))
-	case http.StatusUnprocessableEntity:
-		return fmt.Errorf("%w: %s", session.ErrAction, why)
+	case http.StatusUnprocessableEntity: // the agent's session.ErrAction, said once
+		return fmt.Errorf("%w: %s", session.ErrAction, strings.TrimPrefix(why, session.ErrAction.Error()+": "))
 	}
 	return fmt.Errorf("%w: the agent answered %s: %s", ErrRefused, resp.Status, why)
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,27 @@ func TestProgramWithoutPoolRefusesResize(t *testing.T) {
 	}
 	if err := s.Apply(Action{Kind: Reset}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProgramLookSaysWhoseLateness: the Loop probe's label names the
+// program's loop when it gave one (Post), else the agent's own goroutine.
+func TestProgramLookSaysWhoseLateness(t *testing.T) {
+	for _, c := range []struct {
+		post      func(func())
+		want, not string
+	}{
+		{nil, "no loop given (agent.Options.Post)", "its loop's lateness"},
+		{func(fn func()) { go fn() }, "its loop's lateness", "no loop given"},
+	} {
+		s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Post: c.post}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		look := s.Snapshot().Look
+		s.Close()
+		if !strings.Contains(look, c.want) || strings.Contains(look, c.not) {
+			t.Errorf("look %q: want %q, not %q", look, c.want, c.not)
+		}
 	}
 }

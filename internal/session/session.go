@@ -195,7 +195,7 @@ func New(c Config) (*Session, error) {
 		if pg.Pool != nil {
 			c.Workers = pg.Pool.Stats().Size
 		}
-		scen = programScenario{name: pg.Name}
+		scen = programScenario{name: pg.Name, loop: pg.Post != nil}
 	} else {
 		var err error
 		if scen, err = scenarios.New(c.Scenario, c.Scenarios); err != nil {
@@ -482,7 +482,7 @@ func (s *Session) control() {
 		}
 		batch := []posted{p}
 		a := p.a
-		for resize(a) {
+		for s.foldsResize(a) {
 			var q posted
 			select {
 			case q = <-s.actions:
@@ -491,7 +491,7 @@ func (s *Session) control() {
 			if q.res == nil {
 				break
 			}
-			if !foldable(a, q.a) {
+			if !foldable(a, q.a) || !s.foldsResize(q.a) {
 				held = &q
 				break
 			}
@@ -509,6 +509,16 @@ func (s *Session) control() {
 // addition (clamped), or a size set within 0..MaxWorkers.
 func resize(a Action) bool {
 	return a.Kind == AddWorkers || (a.Kind == SetWorkers && a.N >= 0 && a.N <= MaxWorkers)
+}
+
+// foldsResize reports whether a is a resize that may fold with others: a
+// resize, and not one that may be refused for reaching size 0
+// (zeroRefused: a shrink or a size of 0 then applies alone).
+func (s *Session) foldsResize(a Action) bool {
+	if !resize(a) {
+		return false
+	}
+	return !s.zeroRefused() || (a.Kind == SetWorkers && a.N > 0) || (a.Kind == AddWorkers && a.N >= 0)
 }
 
 // foldable reports whether the resize next can fold into acc, a resize
@@ -563,6 +573,9 @@ func (s *Session) apply(a Action) error {
 		n := a.N
 		if a.Kind == AddWorkers {
 			n = min(max(workers+a.N, 0), MaxWorkers)
+		}
+		if n == 0 && s.zeroRefused() {
+			return fmt.Errorf("%w: %w", ErrAction, ErrNoInline)
 		}
 		if err := s.pool.Resize(n); err != nil {
 			return fmt.Errorf("%w: %w", ErrAction, err)

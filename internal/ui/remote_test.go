@@ -7,7 +7,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 // TestDisconnectedShowsNoFigures: attached and the program gone, the
@@ -41,5 +44,39 @@ func TestAttachedFooterHasNoScenarioKeys(t *testing.T) {
 	out := ansi.Strip(footer(100, viewState{}, true))
 	if strings.Contains(out, "tab") || strings.Contains(out, "load") || !strings.Contains(out, "GOMAXPROCS") {
 		t.Fatalf("attached footer: %q", out)
+	}
+}
+
+// TestAttachedSizeZeroRefusedOnScreen: 0 pressed on a program whose pool
+// has no inline path shows the agent's reason (its 422) on the error
+// line, and the pool keeps its size.
+func TestAttachedSizeZeroRefusedOnScreen(t *testing.T) {
+	p, err := pool.New(pool.Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	a, err := agent.Listen("127.0.0.1:0", agent.Options{Name: "svc", Pool: p, Control: true,
+		TokenDir: t.TempDir(), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := remote.Dial(a.Addr().String(), remote.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, _ := press(t, New(c), "0")
+	m.width, m.height = 120, 30
+	scr := ansi.Strip(m.View().Content)
+	if !strings.Contains(scr, "! invalid action: size 0 refused: ") || !strings.Contains(scr, "pool.Options.Inline") {
+		t.Fatalf("no reason for the refused size 0 on screen:\n%s", scr)
+	}
+	if strings.Contains(scr, "invalid action: invalid action") {
+		t.Fatalf("the reason is said twice:\n%s", scr)
+	}
+	if n := p.Size(); n != 2 {
+		t.Fatalf("pool at %d after a refused 0, want 2", n)
 	}
 }
