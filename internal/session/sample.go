@@ -99,6 +99,9 @@ func (sm *sampler) take(s *Session) Snapshot {
 	sys := s.sys.Read()
 	lag := s.lag.Stats()
 	sch := s.sched.Stats()
+	if s.cfg.Program != nil && s.cfg.Program.Pool != nil {
+		s.followProgram(sm, ps)
+	}
 	// The control state and the scenario it names, read together; Status
 	// is called outside mu (a switch may be stopping this scenario now).
 	s.mu.Lock()
@@ -186,6 +189,32 @@ func (sm *sampler) take(s *Session) Snapshot {
 	snap.Workers = ps.Size // the size these per-worker figures are of
 	snap.Oversubscribed = oversubscribed(snap)
 	return snap
+}
+
+// followProgram keeps the size rows to what the program's pool does
+// between the last sample and ps: a size the program set itself (not
+// through an Action) starts its row now, and an interval in which the pool
+// had no task (none queued or running, none submitted or ended) is idle:
+// the row in force counts nothing from the last sample until one comes,
+// and the Snapshot says Paused meanwhile.
+func (s *Session) followProgram(sm *sampler, ps pool.Stats) {
+	s.mu.Lock()
+	resized := ps.Size != s.workers
+	s.workers = ps.Size
+	s.mu.Unlock()
+	if resized {
+		s.enterSize(s.sizeKey())
+	}
+	prev := sm.pool
+	idle := ps.Queued == 0 && ps.Running == 0 && ps.Submitted == prev.Submitted &&
+		ps.Completed == prev.Completed && ps.Failed == prev.Failed && ps.TimedOut == prev.TimedOut
+	s.mu.Lock()
+	changed := s.paused != idle
+	s.paused = idle
+	s.mu.Unlock()
+	if changed {
+		s.sizes.idleSince(idle, sm.at, prev.Completed, sm.sys.CPU, sm.sys.CPUKnown)
+	}
 }
 
 // point is a completed-task count at a time, for throughput.
