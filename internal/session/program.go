@@ -91,7 +91,7 @@ func (p programScenario) Name() string { return p.name }
 // with none given, a goroutine of the agent's own.
 func (p programScenario) Look() string {
 	if !p.loop {
-		return "your program: no loop given (agent.Options.Post), so the Loop probe is how late a goroutine of the agent's own runs; the pool is its pool"
+		return "your program gave no loop (agent.Options.Post): the Loop probe is an agent goroutine's lateness; the pool is its pool"
 	}
 	return "your program: the Loop probe is its loop's lateness; the pool is its pool"
 }

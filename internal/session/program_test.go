@@ -68,8 +68,8 @@ func TestProgramLookSaysWhoseLateness(t *testing.T) {
 		post      func(func())
 		want, not string
 	}{
-		{nil, "no loop given (agent.Options.Post)", "its loop's lateness"},
-		{func(fn func()) { go fn() }, "its loop's lateness", "no loop given"},
+		{nil, "gave no loop (agent.Options.Post)", "its loop's lateness"},
+		{func(fn func()) { go fn() }, "its loop's lateness", "no loop"},
 	} {
 		s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Post: c.post}})
 		if err != nil {
