@@ -3,11 +3,14 @@ package session
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/link"
 	"github.com/offtop/offtop/internal/pool"
+	publicpool "github.com/offtop/offtop/pool"
 )
 
 // TestProgramSession pins the agent's engine: it samples and resizes the
@@ -197,5 +200,26 @@ func TestProgramIdleHoldsNothing(t *testing.T) {
 	snap = next()
 	if r := currentRow(t, snap); snap.Paused || r.Held <= held {
 		t.Errorf("with a task again: paused %v, held %v (was %v), want counting", snap.Paused, r.Held, held)
+	}
+}
+
+// TestProgramIgnoredResizeKeepsTheRealSize: a pool that takes a resize and
+// keeps its size (ants ignores Tune on a pre-allocated pool) is shown at
+// the size it has, its row in force, from the next sample.
+func TestProgramIgnoredResizeKeepsTheRealSize(t *testing.T) {
+	var running atomic.Bool
+	m := publicpool.NewMeter(publicpool.MeterOptions{Size: func() int { return 2 }, Resize: func(int) error { return nil }})
+	s, next := programOnFakeClock(t, link.PoolEngine(m))
+	release := make(chan struct{})
+	defer close(release)
+	go m.Wrap(func() { running.Store(true); <-release })() // work all along: the rows count
+	waitFor(t, "the task to run", running.Load)
+	next()
+	if err := s.Apply(Action{Kind: SetWorkers, N: 4}); err != nil {
+		t.Fatal(err)
+	}
+	snap := next()
+	if r := currentRow(t, snap); r.Workers != 2 || snap.Workers != 2 {
+		t.Fatalf("after a resize the pool ignored: current row %d, snapshot %d workers, want the pool's 2", r.Workers, snap.Workers)
 	}
 }

@@ -94,13 +94,16 @@ func nextDue(elapsed, period time.Duration, k int64) int64 {
 // take reads every source once and builds a Snapshot.
 func (sm *sampler) take(s *Session) Snapshot {
 	now := s.cfg.Clock.Now()
+	s.mu.Lock()
+	resizes := s.resizes // before ps: a resize after it is not in ps
+	s.mu.Unlock()
 	ps := s.pool.Stats()
 	ls := s.loop.Stats()
 	sys := s.sys.Read()
 	lag := s.lag.Stats()
 	sch := s.sched.Stats()
 	if s.cfg.Program != nil && s.cfg.Program.Pool != nil {
-		s.followProgram(sm, ps)
+		s.followProgram(sm, ps, resizes)
 	}
 	// The control state and the scenario it names, read together; Status
 	// is called outside mu (a switch may be stopping this scenario now).
@@ -192,15 +195,19 @@ func (sm *sampler) take(s *Session) Snapshot {
 }
 
 // followProgram keeps the size rows to what the program's pool does
-// between the last sample and ps: a size the program set itself (not
-// through an Action) starts its row now, and an interval in which the pool
+// between the last sample and ps: a size other than the one in force (the
+// program set it itself, or ignored an Action's) starts its row now, unless
+// an Action resized the pool since resizes was read; and an interval in which the pool
 // had no task (none queued or running, none submitted or ended) is idle:
 // the row in force counts nothing from the last sample until one comes,
 // and the Snapshot says Paused meanwhile.
-func (s *Session) followProgram(sm *sampler, ps pool.Stats) {
+func (s *Session) followProgram(sm *sampler, ps pool.Stats, resizes int64) {
 	s.mu.Lock()
-	resized := ps.Size != s.workers
-	s.workers = ps.Size
+	// An Action that resized since ps was read: the next sample judges.
+	resized := ps.Size != s.workers && s.resizes == resizes
+	if resized {
+		s.workers = ps.Size
+	}
 	s.mu.Unlock()
 	if resized {
 		s.enterSize(s.sizeKey())

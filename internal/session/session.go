@@ -106,7 +106,10 @@ type Session struct {
 	scen     *stopOnce
 	scenName string
 	workers  int
-	paused   bool
+	// resizes counts the resizes Actions made: the sampler follows a size
+	// the pool reports only if none came while it read it.
+	resizes int64
+	paused  bool
 	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
 	gmpSource string
 	// scenStart is the pool's counts when scenName came on screen
@@ -582,6 +585,7 @@ func (s *Session) apply(a Action) error {
 		}
 		s.mu.Lock()
 		s.workers = n
+		s.resizes++
 		s.mu.Unlock()
 		s.enterSize(s.sizeKey())
 	case Load:
