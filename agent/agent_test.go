@@ -360,12 +360,11 @@ func TestSizeZeroWithoutInlineIs422(t *testing.T) {
 	}
 }
 
-// tokenOf reads a's token file.
+// tokenOf is a's control token.
 func tokenOf(t *testing.T, a *Agent) string {
 	t.Helper()
-	b, err := os.ReadFile(a.Info().TokenFile)
-	if err != nil {
-		t.Fatal(err)
+	if a.token == "" {
+		t.Fatal("no token: the agent has no control")
 	}
-	return strings.TrimSpace(string(b))
+	return a.token
 }

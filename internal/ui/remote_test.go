@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +58,22 @@ func TestAttachedSizeZeroRefusedOnScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	dir := t.TempDir()
 	a, err := agent.Listen("127.0.0.1:0", agent.Options{Name: "svc", Pool: p, Control: true,
-		TokenDir: t.TempDir(), Logf: t.Logf})
+		TokenDir: dir, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	c, err := remote.Dial(a.Addr().String(), remote.Options{})
+	files, err := filepath.Glob(filepath.Join(dir, "*.token")) // the agent's one token file
+	if err != nil || len(files) != 1 {
+		t.Fatalf("token files %v: %v", files, err)
+	}
+	tok, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := remote.Dial(a.Addr().String(), remote.Options{Token: strings.TrimSpace(string(tok))})
 	if err != nil {
 		t.Fatal(err)
 	}
