@@ -54,7 +54,9 @@ func header(s session.Snapshot, w int) string {
 	build := func(tier int, sep, t string) string {
 		parts := []string{theme.Bold.Render("offtop"), theme.Bold.Render(scen)}
 		for _, f := range fs {
-			parts = append(parts, f.forms[tier])
+			if f.forms[tier] != "" { // a field this tier leaves out
+				parts = append(parts, f.forms[tier])
+			}
 		}
 		parts = append(parts, t)
 		if s.Oversubscribed {
@@ -88,7 +90,8 @@ func header(s session.Snapshot, w int) string {
 
 // processField names the attached program's process: its pid and when
 // its agent started, "new" (warm) when it replaced one read before on the
-// address (Earlier). false in process, or when the pid is unknown.
+// address (Earlier); the shortest tier leaves it out. false in process, or
+// when the pid is unknown.
 func processField(s session.Snapshot) (struct{ forms [4]string }, bool) {
 	var f struct{ forms [4]string }
 	if s.Remote == "" || s.PID == 0 {
@@ -96,11 +99,11 @@ func processField(s session.Snapshot) (struct{ forms [4]string }, bool) {
 	}
 	pid := fmt.Sprintf("pid %d", s.PID)
 	since := s.Since.Format("15:04:05")
-	f.forms = [4]string{pid + " since " + since, pid + " " + since, pid, pid}
+	f.forms = [4]string{pid + " since " + since, pid + " " + since, pid, ""}
 	if n := len(s.Earlier); n > 0 {
 		was := fmt.Sprintf("was %d", s.Earlier[n-1].PID)
-		f.forms = [4]string{"new " + pid + " since " + since + " (" + was + ")", "new " + pid + " " + since, "new " + pid, "new " + pid}
-		for i := range f.forms {
+		f.forms = [4]string{"new " + pid + " since " + since + " (" + was + ")", "new " + pid + " " + since, "new " + pid, ""}
+		for i := range f.forms[:3] {
 			f.forms[i] = theme.Warm.Render(f.forms[i])
 		}
 	}
