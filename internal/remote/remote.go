@@ -80,6 +80,7 @@ type Client struct {
 	// earlier those read before it on the address, oldest first.
 	prog    program
 	earlier []session.EarlierProgram
+	fresh   bool // the next line is a new stream's first
 }
 
 // program is what the client knows of the program it reads.
@@ -323,6 +324,9 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 			}
 			var err error
 			if st, err = c.connect(); err == nil {
+				c.mu.Lock()
+				c.fresh = true
+				c.mu.Unlock()
 				break
 			}
 			c.mu.Lock()
@@ -406,12 +410,15 @@ func (c *Client) readLine(st stream, dec *session.Decoder) error {
 }
 
 // identify names the program s (a line read at now) comes from in its
-// Link, and keeps apart the rows of the one before when it is another: a
-// pid of its own, or a t_s below the last line's (an agent started anew,
-// its rows with it). Callers hold mu.
+// Link, and keeps apart the rows of the one before when the first line of
+// a new stream is another's: a pid of its own, or a t_s below the last
+// line's (an agent started anew, its rows with it; within a stream the
+// agent's first line may be newer than the next). Callers hold mu.
 func (c *Client) identify(s *session.Snapshot, now time.Time) {
 	pid := c.info.PID
-	if p := c.prog; p.seen && (pid != p.pid || s.Elapsed < p.elapsed) {
+	fresh := c.fresh
+	c.fresh = false
+	if p := c.prog; p.seen && fresh && (pid != p.pid || s.Elapsed < p.elapsed) {
 		rows := slices.Clone(p.sizes)
 		for i := range rows {
 			rows[i].Current = false // none is in force: the program is gone

@@ -268,3 +268,38 @@ func TestRestartedProgramKeepsItsRowsApart(t *testing.T) {
 		t.Errorf("second program since %v, not after the first's %v", s.Since, first.Since)
 	}
 }
+
+// TestOlderLineInAStreamIsTheSameProgram: within one stream a line may be
+// older than the first (the agent sends its newest sample at once, then
+// those queued): that is no restart, and no rows are moved apart.
+func TestOlderLineInAStreamIsTheSameProgram(t *testing.T) {
+	var lines []byte
+	for _, at := range []time.Duration{5 * time.Second, 4750 * time.Millisecond, 5250 * time.Millisecond} {
+		b, err := json.Marshal(session.Snapshot{Schema: session.SchemaVersion, Elapsed: session.Seconds(at), Run: session.Run{Scenario: "svc"},
+			Sizes: session.SizeRows{{Scenario: "svc", Workers: 2, Held: at, Current: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case agent.DefaultPath:
+			json.NewEncoder(w).Encode(agent.Info{Agent: "offtop", Schema: session.SchemaVersion, PID: 77, IntervalMS: 250})
+		case agent.DefaultPath + "stream":
+			w.Write(lines)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	c, err := Dial(srv.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	waitFor(t, "the third line", 5*time.Second, func() bool { return c.Snapshot().Elapsed == session.Seconds(5250*time.Millisecond) })
+	if s := c.Snapshot(); len(s.Earlier) != 0 || s.PID != 77 {
+		t.Fatalf("one stream read as %d earlier programs, pid %d", len(s.Earlier), s.PID)
+	}
+}
