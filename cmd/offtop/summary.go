@@ -101,7 +101,7 @@ func (sm *summary) sizes(b *strings.Builder, rows session.SizeRows, search bool)
 		}
 		var idle []string
 		for _, r := range rows {
-			if r.Scenario == name && r.Idle > 0 {
+			if r.Scenario == name && r.Idle.Round(100*time.Millisecond) > 0 { // as secs prints it
 				idle = append(idle, fmt.Sprintf("%s %s", report.SizeName(r.Workers), secs(r.Idle)))
 			}
 			// a wrong answer at a brief size too
