@@ -49,6 +49,13 @@ func listen(t *testing.T, o Options) (*Agent, string) {
 
 func post(t *testing.T, url, token, body string) int {
 	t.Helper()
+	code, _ := postBody(t, url, token, body)
+	return code
+}
+
+// postBody posts one action and returns the status and the answer's body.
+func postBody(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url+"action", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +67,9 @@ func post(t *testing.T, url, token, body string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, string(b)
 }
 
 // TestActionNeedsToken: without the token, or with a wrong one, a resize
@@ -308,4 +315,58 @@ func TestMeterThroughTheAgent(t *testing.T) {
 	if w := a.s.Snapshot().Workers; w != 5 {
 		t.Fatalf("snapshot says %d workers, want 5", w)
 	}
+}
+
+// TestSizeZeroWithoutInlineIs422: a pool with no inline path refuses size
+// 0 with the reason (422), keeps its size, and a task submitted after runs;
+// a pool with one takes size 0 and runs the task inline.
+func TestSizeZeroWithoutInlineIs422(t *testing.T) {
+	p := newPool(t, 2)
+	a, url := listen(t, Options{Pool: p, Control: true})
+	tok := tokenOf(t, a)
+	code, body := postBody(t, url, tok, `{"kind":"set_workers","n":0}`)
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "size 0 refused") || !strings.Contains(body, "Inline") {
+		t.Fatalf("size 0 with no inline: %d %q, want 422 with the reason", code, body)
+	}
+	if n := p.Size(); n != 2 {
+		t.Fatalf("a refused size 0 left the pool at %d", n)
+	}
+	if code := post(t, url, tok, `{"kind":"set_workers","n":1}`); code != http.StatusOK {
+		t.Fatalf("size 1: %d", code)
+	}
+	if code, body := postBody(t, url, tok, `{"kind":"add_workers","n":-1}`); code != http.StatusUnprocessableEntity || !strings.Contains(body, "size 0 refused") {
+		t.Fatalf("- at 1 with no inline: %d %q, want 422", code, body)
+	}
+	if err := p.Do(func() {}); err != nil { // runs: nothing waits in the queue
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Size != 1 || s.Queued != 0 {
+		t.Fatalf("size %d, %d queued after the refusals, want 1 and 0", s.Size, s.Queued)
+	}
+
+	inline := make(chan func(), 1)
+	q, err := pool.New(pool.Options{Size: 2, Inline: func(fn func()) { inline <- fn }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	b, urlB := listen(t, Options{Pool: q, Control: true})
+	if code := post(t, urlB, tokenOf(t, b), `{"kind":"set_workers","n":0}`); code != http.StatusOK || q.Size() != 0 {
+		t.Fatalf("size 0 with inline: %d, size %d, want 200 and 0", code, q.Size())
+	}
+	done := make(chan error, 1)
+	go func() { done <- q.Do(func() {}) }()
+	(<-inline)()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tokenOf is a's control token.
+func tokenOf(t *testing.T, a *Agent) string {
+	t.Helper()
+	if a.token == "" {
+		t.Fatal("no token: the agent has no control")
+	}
+	return a.token
 }

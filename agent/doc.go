@@ -33,7 +33,9 @@
 //     200 when applied; 401 without the token or with a wrong one (nothing
 //     changes); 403 when the program did not opt in (Options.Control); 400
 //     for a body that is not one action; 413 for a body over MaxBodyBytes;
-//     422 when the action cannot apply (a size out of 0..256).
+//     422 when the action cannot apply, the reason in the body (a size out
+//     of 0..256; size 0 on a pool with no inline path, pool.Options.Inline,
+//     where every task would stay queued).
 //   - GET /debug/offtop/control : 204 when the token would be accepted;
 //     401 and 403 as for an action.
 //

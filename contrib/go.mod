@@ -12,6 +12,8 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/tools v0.30.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
 )
 
 replace github.com/offtop/offtop => ../

@@ -259,6 +259,10 @@ func (p *Pool) Do(fn func()) error {
 	return err
 }
 
+// Inlines reports whether size 0 runs tasks (Options.Inline was given);
+// without it, tasks submitted at size 0 wait in the queue until a resize.
+func (p *Pool) Inlines() bool { return p.inline != nil }
+
 // Resize sets the number of workers to n, 0..MaxSize (ErrSize otherwise;
 // ErrClosed after Close). It returns at once without waiting for tasks.
 //

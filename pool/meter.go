@@ -227,3 +227,6 @@ func (m *Meter) Counts() Counts {
 	defer m.mu.Unlock()
 	return m.countsLocked()
 }
+
+// Inlines reports whether size 0 runs tasks: a Meter whose MinSize is 0.
+func (m *Meter) Inlines() bool { return m.o.MinSize <= 0 }

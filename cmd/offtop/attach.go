@@ -191,12 +191,14 @@ func scriptControls(steps []step) bool {
 // when it is back, so --headless never writes a disconnected sample as
 // if it were figures. One per Source, on the writer's goroutine.
 type linkNotes struct {
-	w    io.Writer
-	down bool
+	w       io.Writer
+	down    bool
+	earlier int // programs replaced on the address, at the last live sample
 }
 
 // skip reports whether s is a disconnected marker (to write no line for),
-// saying so once per break, and that the link is back at the next sample.
+// saying so once per break, and that the link is back at the next sample,
+// to another program when it is one (Earlier grew).
 func (l *linkNotes) skip(s session.Snapshot) bool {
 	switch {
 	case !s.Disconnected.IsZero():
@@ -206,9 +208,15 @@ func (l *linkNotes) skip(s session.Snapshot) bool {
 		}
 		l.down = true
 		return true
+	case l.down && len(s.Earlier) > l.earlier:
+		e := s.Earlier[len(s.Earlier)-1]
+		fmt.Fprintf(l.w, "offtop: reconnected to %s: another program, pid %d (was pid %d); the sizes rows from here are its own, pid %d's are in the summary\n",
+			s.Remote, s.PID, e.PID, e.PID)
+		l.down = false
 	case l.down:
 		fmt.Fprintf(l.w, "offtop: reconnected to %s\n", s.Remote)
 		l.down = false
 	}
+	l.earlier = len(s.Earlier)
 	return false
 }

@@ -31,6 +31,20 @@ func TestLinkNotesSkipDisconnected(t *testing.T) {
 	}
 }
 
+// TestLinkNotesSayAnotherProgram: --headless says on stderr when the
+// program back on the address is another one, with both pids.
+func TestLinkNotesSayAnotherProgram(t *testing.T) {
+	var b strings.Builder
+	l := linkNotes{w: &b}
+	addr := "127.0.0.1:7070"
+	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41}})
+	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41, Disconnected: time.Now()}})
+	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 42, Earlier: []session.EarlierProgram{{PID: 41}}}})
+	if !strings.Contains(b.String(), "reconnected to 127.0.0.1:7070: another program, pid 42 (was pid 41)") {
+		t.Fatalf("notes:\n%s", b.String())
+	}
+}
+
 func TestParseAttach(t *testing.T) {
 	o, tok, err := parseAttach([]string{"--headless", "127.0.0.1:7070", "--token", "abc", "--keys", "3s:4"})
 	if err != nil || o.attach.addr != "127.0.0.1:7070" || tok != "abc" || !o.headless || len(o.keys) != 1 {

@@ -77,35 +77,58 @@ func (sm *summary) String() string {
 		fmt.Fprintf(&b, ", CPU %.2fs", sm.last.CPUSeconds)
 	}
 	b.WriteString("\n")
-	for _, name := range report.Scenarios(sm.last.Sizes) {
-		t := report.For(sm.last.Sizes, name, report.MinHeld)
+	for _, e := range sm.last.Earlier { // attached: programs before this one on the address
+		fmt.Fprintf(&b, "earlier on %s: pid %d, since %s until %s (then replaced), its own rows:\n",
+			sm.last.Remote, e.PID, e.Since.Format("15:04:05"), e.Until.Format("15:04:05"))
+		sm.sizes(&b, e.Sizes, false)
+	}
+	if len(sm.last.Earlier) > 0 {
+		fmt.Fprintf(&b, "now on %s: pid %d, since %s:\n", sm.last.Remote, sm.last.PID, sm.last.Since.Format("15:04:05"))
+	}
+	sm.sizes(&b, sm.last.Sizes, true)
+	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * best)\n")
+	return b.String()
+}
+
+// sizes writes rows, a table per scenario, each with its best line, the
+// time a row was idle (attached: the pool had no task), not in it, and,
+// with search, the size search's fit of the last sample.
+func (sm *summary) sizes(b *strings.Builder, rows session.SizeRows, search bool) {
+	for _, name := range report.Scenarios(rows) {
+		t := report.For(rows, name, report.MinHeld)
 		held := t.BriefHeld.Seconds()
 		answer := "n/a"
 		for _, r := range t.Rows {
 			held += r.HeldS
 		}
-		for _, r := range sm.last.Sizes { // a wrong answer at a brief size too
+		var idle []string
+		for _, r := range rows {
+			if r.Scenario == name && r.Idle.Round(100*time.Millisecond) > 0 { // as secs prints it
+				idle = append(idle, fmt.Sprintf("%s %s", report.SizeName(r.Workers), secs(r.Idle)))
+			}
+			// a wrong answer at a brief size too
 			if ok := r.JSON().AnswerOK; r.Scenario == name && ok != nil && (answer == "n/a" || !*ok) {
 				answer = report.Answer(ok)
 			}
 		}
-		fmt.Fprintf(&b, "%s %ss  answer_ok %s\n", name, report.Figure(held), answer)
+		fmt.Fprintf(b, "%s %ss  answer_ok %s\n", name, report.Figure(held), answer)
 		for _, l := range t.Lines(true) {
 			b.WriteString("  " + l + "\n")
 		}
 		if l := t.BriefLine(report.MinHeld); l != "" {
 			b.WriteString("  " + l + "\n")
 		}
-		for _, l := range servedLines(sm.last.Sizes, name) {
+		for _, l := range servedLines(rows, name) {
 			b.WriteString("  " + l + "\n")
 		}
+		if len(idle) > 0 {
+			b.WriteString("  idle, the pool with no task (in no figure above): " + strings.Join(idle, ", ") + "\n")
+		}
 		b.WriteString("  " + t.BestLine() + "\n")
-		if q := sm.last.Search; q.Fit != nil && q.Scenario == name && !q.Canceled { // the a key's search
+		if q := sm.last.Search; search && q.Fit != nil && q.Scenario == name && !q.Canceled { // the a key's search
 			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + q.Fit.Line + "\n")
 		}
 	}
-	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * best)\n")
-	return b.String()
 }
 
 // servedLines are, per size of scenario name whose server answered

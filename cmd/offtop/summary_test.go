@@ -222,3 +222,37 @@ func TestSummarySaysWhatTheServerServed(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant the line %q", out, want)
 	}
 }
+
+// TestSummaryAttachedEarlierAndIdle: attached, the rows of a program that
+// was replaced on the address print apart, under its pid, before this
+// one's; a row's idle time is said beside its table, not in it.
+func TestSummaryAttachedEarlierAndIdle(t *testing.T) {
+	at := time.Date(2026, 12, 1, 20, 51, 3, 0, time.Local)
+	row := func(w int, held, idle time.Duration, cur bool) session.SizeRow {
+		return session.SizeRow{Scenario: "service", Workers: w, GOMAXPROCS: 2, Held: held, Idle: idle,
+			HeadlineName: "probe", Completed: int64(held.Seconds() * 50), Current: cur}
+	}
+	snap := session.Snapshot{
+		Elapsed: session.Seconds(20 * time.Second),
+		Run:     session.Run{Scenario: "service"},
+		Sizes:   session.SizeRows{row(2, 9*time.Second, 0, false), row(4, 8*time.Second, 10*time.Second, true)},
+		Link: session.Link{Remote: "127.0.0.1:7070", PID: 4243, Since: at.Add(70 * time.Second),
+			Earlier: []session.EarlierProgram{{PID: 4242, Since: at, Until: at.Add(65 * time.Second),
+				Sizes: session.SizeRows{row(3, 30*time.Second, 0, true)}}}},
+		Machine: session.Machine{GOMAXPROCS: 2, NumCPU: 2},
+	}
+	sm := &summary{first: "service"}
+	sm.Add(snap)
+	sm.Finish(25 * time.Second)
+	out := ansi.Strip(sm.String())
+	before, now, ok := strings.Cut(out, "now on 127.0.0.1:7070: pid 4243, since 20:52:13:")
+	if !ok || !strings.Contains(before, "earlier on 127.0.0.1:7070: pid 4242, since 20:51:03 until 20:52:08") {
+		t.Fatalf("no earlier program, then this one:\n%s", out)
+	}
+	if !strings.Contains(before, " 30s ") || strings.Contains(now, " 30s ") || !strings.Contains(now, " 9s ") {
+		t.Errorf("rows not apart (the earlier's 3-worker row held 30s, this one's 2-worker 9s):\n%s", out)
+	}
+	if !strings.Contains(now, "idle, the pool with no task (in no figure above): 4 workers 10.0s") {
+		t.Errorf("no idle line:\n%s", out)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,20 @@ type Client struct {
 	last  session.Snapshot
 	info  agent.Info
 	token string
+	// prog is the program read now (its identity and its newest rows);
+	// earlier those read before it on the address, oldest first.
+	prog    program
+	earlier []session.EarlierProgram
+	fresh   bool // the next line is a new stream's first
+}
+
+// program is what the client knows of the program it reads.
+type program struct {
+	seen         bool // a line of it was read
+	pid          int
+	since, until time.Time
+	elapsed      session.Seconds
+	sizes        session.SizeRows
 }
 
 type posted struct {
@@ -295,7 +310,8 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 		}
 		c.mu.Lock()
 		name := c.last.Scenario
-		c.last = session.Snapshot{Run: session.Run{Scenario: name}, Link: session.Link{Remote: c.addr, Disconnected: time.Now()}}
+		c.last = session.Snapshot{Run: session.Run{Scenario: name}, Link: session.Link{Remote: c.addr, Disconnected: time.Now(),
+			PID: c.prog.pid, Since: c.prog.since, Earlier: c.earlier[:len(c.earlier):len(c.earlier)]}}
 		gone := c.last
 		c.mu.Unlock()
 		c.push(gone)
@@ -308,6 +324,9 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 			}
 			var err error
 			if st, err = c.connect(); err == nil {
+				c.mu.Lock()
+				c.fresh = true
+				c.mu.Unlock()
 				break
 			}
 			c.mu.Lock()
@@ -383,10 +402,36 @@ func (c *Client) readLine(st stream, dec *session.Decoder) error {
 	}
 	s.Remote = c.addr
 	c.mu.Lock()
+	c.identify(&s, time.Now())
 	c.last = s
 	c.mu.Unlock()
 	c.push(s)
 	return nil
+}
+
+// identify names the program s (a line read at now) comes from in its
+// Link, and keeps apart the rows of the one before when the first line of
+// a new stream is another's: a pid of its own, or a t_s below the last
+// line's (an agent started anew, its rows with it; within a stream the
+// agent's first line may be newer than the next). Callers hold mu.
+func (c *Client) identify(s *session.Snapshot, now time.Time) {
+	pid := c.info.PID
+	fresh := c.fresh
+	c.fresh = false
+	if p := c.prog; p.seen && fresh && (pid != p.pid || s.Elapsed < p.elapsed) {
+		rows := slices.Clone(p.sizes)
+		for i := range rows {
+			rows[i].Current = false // none is in force: the program is gone
+		}
+		c.earlier = append(c.earlier, session.EarlierProgram{PID: p.pid, Since: p.since, Until: p.until, Sizes: rows})
+		c.prog = program{}
+	}
+	if !c.prog.seen {
+		c.prog = program{seen: true, pid: pid, since: now.Add(-time.Duration(s.Elapsed))}
+	}
+	c.prog.elapsed, c.prog.until, c.prog.sizes = s.Elapsed, now, s.Sizes
+	s.PID, s.Since = c.prog.pid, c.prog.since
+	s.Earlier = c.earlier[:len(c.earlier):len(c.earlier)] // appended to, never changed
 }
 
 // push hands s to Samples, dropping the oldest when the reader is far
@@ -502,8 +547,8 @@ func (c *Client) request(method, path string, body []byte) error {
 		return fmt.Errorf("%w: wrong token", ErrRefused)
 	case http.StatusForbidden:
 		return fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(why, "offtop agent: "))
-	case http.StatusUnprocessableEntity:
-		return fmt.Errorf("%w: %s", session.ErrAction, why)
+	case http.StatusUnprocessableEntity: // the agent's session.ErrAction, said once
+		return fmt.Errorf("%w: %s", session.ErrAction, strings.TrimPrefix(why, session.ErrAction.Error()+": "))
 	}
 	return fmt.Errorf("%w: the agent answered %s: %s", ErrRefused, resp.Status, why)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -199,4 +200,106 @@ func TestSilentStreamIsDisconnected(t *testing.T) {
 		t.Fatalf("first line: %d workers", s.Workers)
 	}
 	waitFor(t, "Disconnected", StaleAfter+2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+}
+
+// TestRestartedProgramKeepsItsRowsApart: two agents in turn on one address
+// (the second one's t_s starts again, as a restarted program's does): the
+// client names the second as another program, its rows are its own, and
+// the first one's rows are kept in Earlier, not dropped.
+func TestRestartedProgramKeepsItsRowsApart(t *testing.T) {
+	// watch starts an agent without control on addr, reading a pool of
+	// size n that the test resizes itself, as the program would.
+	watch := func(addr string, n int) (*agent.Agent, *pool.Pool) {
+		p, err := pool.New(pool.Options{Size: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Close)
+		a, err := agent.Listen(addr, agent.Options{Name: "svc", Pool: p, Interval: 20 * time.Millisecond, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		return a, p
+	}
+	hasRow := func(rows session.SizeRows, w int) bool {
+		for _, r := range rows {
+			if r.Workers == w {
+				return true
+			}
+		}
+		return false
+	}
+	a, p := watch("127.0.0.1:0", 1)
+	addr := a.Addr().String()
+	c, err := Dial(addr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := p.Resize(3); err != nil {
+		t.Fatal(err)
+	}
+	// The first program runs long enough that the second's first t_s is
+	// below its last.
+	waitFor(t, "the first program's row of 3", 10*time.Second, func() bool {
+		s := c.Snapshot()
+		return hasRow(s.Sizes, 3) && time.Duration(s.Elapsed) > 2500*time.Millisecond
+	})
+	first := c.Snapshot()
+	if first.PID != os.Getpid() || first.Since.IsZero() || len(first.Earlier) != 0 {
+		t.Fatalf("first program: pid %d since %v, %d earlier", first.PID, first.Since, len(first.Earlier))
+	}
+	a.Close()
+	waitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+	watch(addr, 2)
+	waitFor(t, "the second program", 5*time.Second, func() bool {
+		s := c.Snapshot()
+		return s.Disconnected.IsZero() && s.Workers == 2
+	})
+	s := c.Snapshot()
+	if len(s.Earlier) != 1 || !hasRow(s.Earlier[0].Sizes, 3) || s.Earlier[0].PID != first.PID || s.Earlier[0].Since != first.Since {
+		t.Fatalf("the first program's rows not kept apart: %+v", s.Earlier)
+	}
+	if hasRow(s.Sizes, 3) || !hasRow(s.Sizes, 2) {
+		t.Errorf("the second program's rows %+v: want its own (2), not the first's (3)", s.Sizes)
+	}
+	if !s.Since.After(first.Since) {
+		t.Errorf("second program since %v, not after the first's %v", s.Since, first.Since)
+	}
+}
+
+// TestOlderLineInAStreamIsTheSameProgram: within one stream a line may be
+// older than the first (the agent sends its newest sample at once, then
+// those queued): that is no restart, and no rows are moved apart.
+func TestOlderLineInAStreamIsTheSameProgram(t *testing.T) {
+	var lines []byte
+	for _, at := range []time.Duration{5 * time.Second, 4750 * time.Millisecond, 5250 * time.Millisecond} {
+		b, err := json.Marshal(session.Snapshot{Schema: session.SchemaVersion, Elapsed: session.Seconds(at), Run: session.Run{Scenario: "svc"},
+			Sizes: session.SizeRows{{Scenario: "svc", Workers: 2, Held: at, Current: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case agent.DefaultPath:
+			json.NewEncoder(w).Encode(agent.Info{Agent: "offtop", Schema: session.SchemaVersion, PID: 77, IntervalMS: 250})
+		case agent.DefaultPath + "stream":
+			w.Write(lines)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	c, err := Dial(srv.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	waitFor(t, "the third line", 5*time.Second, func() bool { return c.Snapshot().Elapsed == session.Seconds(5250*time.Millisecond) })
+	if s := c.Snapshot(); len(s.Earlier) != 0 || s.PID != 77 {
+		t.Fatalf("one stream read as %d earlier programs, pid %d", len(s.Earlier), s.PID)
+	}
 }

@@ -49,6 +49,7 @@ func (j SizeJSON) Row() SizeRow {
 	r := SizeRow{
 		Scenario: j.Scenario, Workers: j.Workers, GOMAXPROCS: j.GOMAXPROCS,
 		Held:         time.Duration(j.HeldS * float64(time.Second)),
+		Idle:         time.Duration(j.IdleS * float64(time.Second)),
 		HeadlineName: j.Headline, Current: j.Current, Unsettled: j.Unsettled,
 		Probe:    hist.Summary{P99: millis.Duration(j.ProbeP99MS), Max: millis.Duration(j.ProbeMaxMS), Count: j.ProbeCount},
 		Headline: hist.Summary{P99: millis.Duration(j.HeadlineP99MS), Count: j.HeadlineCount},

@@ -19,6 +19,8 @@ type SizeJSON struct {
 	Workers    int     `json:"workers"`
 	GOMAXPROCS int     `json:"gomaxprocs"`
 	HeldS      float64 `json:"held_s"`
+	// IdleS is the row's Idle: an attached program's pool had no task.
+	IdleS float64 `json:"idle_s"`
 	// ProbeP99MS and ProbeMaxMS are the Loop probe, corrected, at this size.
 	ProbeP99MS *float64 `json:"probe_p99_ms"`
 	ProbeMaxMS *float64 `json:"probe_max_ms"`
@@ -41,7 +43,7 @@ type SizeJSON struct {
 func (r SizeRow) JSON() SizeJSON {
 	j := SizeJSON{
 		Scenario: r.Scenario, Workers: r.Workers, GOMAXPROCS: r.GOMAXPROCS,
-		HeldS:      round3(r.Held.Seconds()),
+		HeldS: round3(r.Held.Seconds()), IdleS: round3(r.Idle.Seconds()),
 		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
 		ThroughputPerS: round3(r.ThroughputPerS()),
 		Current:        r.Current, Unsettled: r.Unsettled, Served: r.Served,

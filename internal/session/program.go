@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/offtop/offtop/internal/scenarios"
@@ -58,12 +59,39 @@ func (s *Session) programCheck(a Action) error {
 	return nil
 }
 
+// inliner is a ProgramPool that says whether its size 0 runs tasks
+// (*pool.Pool: Options.Inline given; a Meter: MinSize 0).
+type inliner interface{ Inlines() bool }
+
+// ErrNoInline: size 0 asked of a program's pool that has no inline path.
+var ErrNoInline = errors.New("size 0 refused: no inline path (pool.Options.Inline); tasks would stay queued")
+
+// zeroRefused reports whether the pool in a Program session refuses size
+// 0: it says it has no inline path.
+func (s *Session) zeroRefused() bool {
+	if s.cfg.Program == nil {
+		return false
+	}
+	in, ok := s.cfg.Program.Pool.(inliner)
+	return ok && !in.Inlines()
+}
+
 // programScenario stands in for a scenario in a Program session: it runs
 // nothing and reports nothing of its own.
-type programScenario struct{ name string }
+// loop is whether the program gave its loop (Program.Post).
+type programScenario struct {
+	name string
+	loop bool
+}
 
 func (p programScenario) Name() string { return p.name }
+
+// Look says whose lateness the Loop probe reads: the program's loop, or,
+// with none given, a goroutine of the agent's own.
 func (p programScenario) Look() string {
+	if !p.loop {
+		return "your program gave no loop (agent.Options.Post): the Loop probe is an agent goroutine's lateness; the pool is its pool"
+	}
 	return "your program: the Loop probe is its loop's lateness; the pool is its pool"
 }
 func (programScenario) Start(scenarios.Env) error { return nil }

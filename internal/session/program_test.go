@@ -2,9 +2,12 @@ package session
 
 import (
 	"errors"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -56,5 +59,165 @@ func TestProgramWithoutPoolRefusesResize(t *testing.T) {
 	}
 	if err := s.Apply(Action{Kind: Reset}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProgramLookSaysWhoseLateness: the Loop probe's label names the
+// program's loop when it gave one (Post), else the agent's own goroutine.
+func TestProgramLookSaysWhoseLateness(t *testing.T) {
+	for _, c := range []struct {
+		post      func(func())
+		want, not string
+	}{
+		{nil, "gave no loop (agent.Options.Post)", "its loop's lateness"},
+		{func(fn func()) { go fn() }, "its loop's lateness", "no loop"},
+	} {
+		s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Post: c.post}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		look := s.Snapshot().Look
+		s.Close()
+		if !strings.Contains(look, c.want) || strings.Contains(look, c.not) {
+			t.Errorf("look %q: want %q, not %q", look, c.want, c.not)
+		}
+	}
+}
+
+// programOnFakeClock is a Program session over p whose sampler runs on a
+// fake clock, and next, which moves the clock one interval and returns the
+// sample it brings.
+func programOnFakeClock(t *testing.T, p ProgramPool) (*Session, func() Snapshot) {
+	t.Helper()
+	const iv = 250 * time.Millisecond
+	clk := clock.NewFake(time.Now())
+	s := newSession(t, Config{Interval: iv, Window: 5 * time.Second, Clock: clk, Program: &Program{Name: "svc", Pool: p}})
+	return s, func() Snapshot {
+		t.Helper()
+		clk.Advance(iv)
+		select {
+		case snap := <-s.Samples():
+			return snap
+		case <-time.After(20 * time.Second):
+			t.Fatal("no sample after the clock moved")
+		}
+		return Snapshot{}
+	}
+}
+
+// busy submits a task to p that runs until the returned release is called,
+// and waits until it runs.
+func busy(t *testing.T, p *pool.Pool) (release func()) {
+	t.Helper()
+	started, stop := make(chan struct{}), make(chan struct{})
+	if err := p.Submit(func() { close(started); <-stop }, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	return func() { close(stop) }
+}
+
+func currentRow(t *testing.T, snap Snapshot) SizeRow {
+	t.Helper()
+	for _, r := range snap.Sizes {
+		if r.Current {
+			return r
+		}
+	}
+	t.Fatalf("no current row in %+v", snap.Sizes)
+	return SizeRow{}
+}
+
+// TestProgramResizedByItselfGetsItsRow: a program that resizes its own pool
+// (not through an Action) gets a row for the new size from the next sample;
+// the old row stops counting.
+func TestProgramResizedByItselfGetsItsRow(t *testing.T) {
+	p, err := pool.New(pool.Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, next := programOnFakeClock(t, p)
+	defer busy(t, p)()
+	for range 8 {
+		next()
+	}
+	if err := p.Resize(4); err != nil { // the program's own resize
+		t.Fatal(err)
+	}
+	snap := next()
+	if r := currentRow(t, snap); r.Workers != 4 || snap.Workers != 4 {
+		t.Fatalf("after the program's resize to 4: current row %d workers, snapshot %d, want 4", r.Workers, snap.Workers)
+	}
+	two := rowOf(t, snap.Sizes, "svc", 2).Held
+	for range 8 {
+		snap = next()
+	}
+	if r := rowOf(t, snap.Sizes, "svc", 2); r.Held != two || r.Current {
+		t.Errorf("row 2 after the resize: held %v (was %v), current %v: still counting", r.Held, two, r.Current)
+	}
+	if r := rowOf(t, snap.Sizes, "svc", 4); r.Held < 2*time.Second {
+		t.Errorf("row 4 held %v after 8 intervals of 250ms, want >= 2s", r.Held)
+	}
+}
+
+// TestProgramIdleHoldsNothing: a program whose pool has no task for 10 s
+// adds no held time to its row: the time is the row's Idle, the snapshot
+// says Paused meanwhile, and the row counts again once a task comes.
+func TestProgramIdleHoldsNothing(t *testing.T) {
+	p, err := pool.New(pool.Options{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, next := programOnFakeClock(t, p)
+	release := busy(t, p)
+	for range 8 {
+		next()
+	}
+	release()
+	waitFor(t, "the task to end", func() bool { return p.Stats().Completed == 1 })
+	next() // the interval the task ended in: it had work
+	snap := next()
+	held := currentRow(t, snap).Held
+	if !snap.Paused {
+		t.Errorf("an idle pool's snapshot is not Paused")
+	}
+	for range 40 { // 10 s with no task
+		snap = next()
+	}
+	r := currentRow(t, snap)
+	if r.Held != held || r.Idle < 10*time.Second {
+		t.Fatalf("after 10s idle: held %v (was %v), idle %v; want held unchanged, idle >= 10s", r.Held, held, r.Idle)
+	}
+	if j := r.JSON(); j.IdleS < 10 {
+		t.Errorf("idle_s %v, want >= 10", j.IdleS)
+	}
+	defer busy(t, p)()
+	next()
+	snap = next()
+	if r := currentRow(t, snap); snap.Paused || r.Held <= held {
+		t.Errorf("with a task again: paused %v, held %v (was %v), want counting", snap.Paused, r.Held, held)
+	}
+}
+
+// TestProgramIgnoredResizeKeepsTheRealSize: a pool that takes a resize and
+// keeps its size (ants ignores Tune on a pre-allocated pool) is shown at
+// the size it has, its row in force, from the next sample.
+func TestProgramIgnoredResizeKeepsTheRealSize(t *testing.T) {
+	var running atomic.Bool
+	m := pool.NewMeter(pool.MeterOptions{Size: func() int { return 2 }, Resize: func(int) error { return nil }})
+	s, next := programOnFakeClock(t, m)
+	release := make(chan struct{})
+	defer close(release)
+	go m.Wrap(func() { running.Store(true); <-release })() // work all along: the rows count
+	waitFor(t, "the task to run", running.Load)
+	next()
+	if err := s.Apply(Action{Kind: SetWorkers, N: 4}); err != nil {
+		t.Fatal(err)
+	}
+	snap := next()
+	if r := currentRow(t, snap); r.Workers != 2 || snap.Workers != 2 {
+		t.Fatalf("after a resize the pool ignored: current row %d, snapshot %d workers, want the pool's 2", r.Workers, snap.Workers)
 	}
 }

@@ -106,11 +106,17 @@ func nextDue(elapsed, period time.Duration, k int64) int64 {
 // moment since the sample before.
 func (sm *sampler) take(s *Session, final bool) Snapshot {
 	now := s.cfg.Clock.Now()
+	s.mu.Lock()
+	resizes := s.resizes // before ps: a resize after it is not in ps
+	s.mu.Unlock()
 	ps := s.pool.Stats()
 	ls := s.loop.Stats()
 	sys := s.sys.Read()
 	lag := s.lag.Stats()
 	sch := s.sched.Stats()
+	if s.cfg.Program != nil && s.cfg.Program.Pool != nil {
+		s.followProgram(sm, ps, resizes)
+	}
 	// The control state and the scenario it names, read together; Status
 	// is called outside mu (a switch may be stopping this scenario now).
 	s.mu.Lock()
@@ -204,6 +210,36 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 	snap.Workers = ps.Size // the size these per-worker figures are of
 	snap.Oversubscribed = oversubscribed(snap)
 	return snap
+}
+
+// followProgram keeps the size rows to what the program's pool does
+// between the last sample and ps: a size other than the one in force (the
+// program set it itself, or ignored an Action's) starts its row now, unless
+// an Action resized the pool since resizes was read; and an interval in which the pool
+// had no task (none queued or running, none submitted or ended) is idle:
+// the row in force counts nothing from the last sample until one comes,
+// and the Snapshot says Paused meanwhile.
+func (s *Session) followProgram(sm *sampler, ps pool.Stats, resizes int64) {
+	s.mu.Lock()
+	// An Action that resized since ps was read: the next sample judges.
+	resized := ps.Size != s.workers && s.resizes == resizes
+	if resized {
+		s.workers = ps.Size
+	}
+	s.mu.Unlock()
+	if resized {
+		s.enterSize(s.sizeKey())
+	}
+	prev := sm.pool
+	idle := ps.Queued == 0 && ps.Running == 0 && ps.Submitted == prev.Submitted &&
+		ps.Completed == prev.Completed && ps.Failed == prev.Failed && ps.TimedOut == prev.TimedOut
+	s.mu.Lock()
+	changed := s.paused != idle
+	s.paused = idle
+	s.mu.Unlock()
+	if changed {
+		s.sizes.idleSince(idle, sm.at, prev.Completed, sm.sys.CPU, sm.sys.CPUKnown)
+	}
 }
 
 // point is a completed-task count at a time, for throughput.

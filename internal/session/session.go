@@ -108,7 +108,10 @@ type Session struct {
 	scen     *stopOnce
 	scenName string
 	workers  int
-	paused   bool
+	// resizes counts the resizes Actions made: the sampler follows a size
+	// the pool reports only if none came while it read it.
+	resizes int64
+	paused  bool
 	// gmpSource says who set GOMAXPROCS: "runtime", "env" or "offtop".
 	gmpSource string
 	// scenStart is the pool's counts when scenName came on screen
@@ -197,7 +200,7 @@ func New(c Config) (*Session, error) {
 		if pg.Pool != nil {
 			c.Workers = pg.Pool.Stats().Size
 		}
-		scen = programScenario{name: pg.Name}
+		scen = programScenario{name: pg.Name, loop: pg.Post != nil}
 	} else {
 		var err error
 		if scen, err = scenarios.New(c.Scenario, c.Scenarios); err != nil {
@@ -486,7 +489,7 @@ func (s *Session) control() {
 		}
 		batch := []posted{p}
 		a := p.a
-		for resize(a) {
+		for s.foldsResize(a) {
 			var q posted
 			select {
 			case q = <-s.actions:
@@ -495,7 +498,7 @@ func (s *Session) control() {
 			if q.res == nil {
 				break
 			}
-			if !foldable(a, q.a) {
+			if !foldable(a, q.a) || !s.foldsResize(q.a) {
 				held = &q
 				break
 			}
@@ -513,6 +516,16 @@ func (s *Session) control() {
 // addition (clamped), or a size set within 0..MaxWorkers.
 func resize(a Action) bool {
 	return a.Kind == AddWorkers || (a.Kind == SetWorkers && a.N >= 0 && a.N <= MaxWorkers)
+}
+
+// foldsResize reports whether a is a resize that may fold with others: a
+// resize, and not one that may be refused for reaching size 0
+// (zeroRefused: a shrink or a size of 0 then applies alone).
+func (s *Session) foldsResize(a Action) bool {
+	if !resize(a) {
+		return false
+	}
+	return !s.zeroRefused() || (a.Kind == SetWorkers && a.N > 0) || (a.Kind == AddWorkers && a.N >= 0)
 }
 
 // foldable reports whether the resize next can fold into acc, a resize
@@ -568,11 +581,15 @@ func (s *Session) apply(a Action) error {
 		if a.Kind == AddWorkers {
 			n = min(max(workers+a.N, 0), MaxWorkers)
 		}
+		if n == 0 && s.zeroRefused() {
+			return fmt.Errorf("%w: %w", ErrAction, ErrNoInline)
+		}
 		if err := s.pool.Resize(n); err != nil {
 			return fmt.Errorf("%w: %w", ErrAction, err)
 		}
 		s.mu.Lock()
 		s.workers = n
+		s.resizes++
 		s.mu.Unlock()
 		s.enterSize(s.sizeKey())
 	case Load:

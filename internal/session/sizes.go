@@ -22,7 +22,8 @@ import (
 // has are counted in Unsettled and recorded in no row. While the load is
 // paused (space) the row in force is not held: its time, completions, CPU
 // and observations count in no row, since they are not what the size does
-// under the load.
+// under the load. Likewise in an attached program while its pool has no
+// task: that time is the row's Idle, not its Held.
 type SizeRow struct {
 	Scenario   string
 	Workers    int
@@ -30,6 +31,10 @@ type SizeRow struct {
 	// Held is the wall time this size was in force with the load on, the
 	// current stretch included.
 	Held time.Duration
+	// Idle is the wall time this size was in force in a program whose
+	// pool had no task (none queued, running, started or ended): counted
+	// apart, in no figure of the row.
+	Idle time.Duration
 	// Probe is the Loop probe's lateness at this size, corrected for
 	// coordinated omission.
 	Probe hist.Summary
@@ -80,6 +85,7 @@ type sizeKey struct {
 type sizeAcc struct {
 	key       sizeKey
 	held      time.Duration // closed stretches
+	idle      time.Duration // closed idle stretches
 	probe     *hist.Exact
 	headline  *hist.Exact
 	completed int64
@@ -100,6 +106,7 @@ type sizeStretch struct {
 	cpu0    time.Duration
 	cpuOK0  bool
 	paused  bool // the load was paused: nothing of it counts
+	idle    bool // paused because the program's pool had no task: its time is Idle
 }
 
 // counters reads the pool's completed count and the process CPU time.
@@ -155,7 +162,7 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 		z.rows[k] = acc
 		z.order = append(z.order, acc)
 	}
-	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused}
+	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused, idle: cur != nil && cur.idle}
 	if drained {
 		st.settled = now
 	}
@@ -178,14 +185,29 @@ func (z *sizes) push(st *sizeStretch) {
 func (z *sizes) pause(on bool) {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	z.pauseAt(on, false, now, done, cpu, cpuOK)
+}
+
+// idleSince pauses (on) or restarts the row in force as pause does, from
+// at (no later than now), with the counters read at that time: a program's
+// pool had no task since at (on), or has had some since at. Idle time
+// counts in the row's Idle.
+func (z *sizes) idleSince(on bool, at time.Time, done int64, cpu time.Duration, cpuOK bool) {
+	z.pauseAt(on, on, at, done, cpu, cpuOK)
+}
+
+func (z *sizes) pauseAt(on, idle bool, at time.Time, done int64, cpu time.Duration, cpuOK bool) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
 	if cur == nil || cur.paused == on {
 		return
 	}
-	z.close(cur, now, done, cpu, cpuOK)
-	z.push(&sizeStretch{acc: cur.acc, start: now, settled: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on})
+	if at.Before(cur.start) { // the row came into force since: from then
+		at = cur.start
+	}
+	z.close(cur, at, done, cpu, cpuOK)
+	z.push(&sizeStretch{acc: cur.acc, start: at, settled: at, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on, idle: idle})
 }
 
 // settle marks st's row as counting from now.
@@ -212,6 +234,9 @@ func (z *sizes) current() *sizeStretch {
 
 // close adds st's time and counts up to now into its row. Callers hold mu.
 func (z *sizes) close(st *sizeStretch, now time.Time, done int64, cpu time.Duration, cpuOK bool) {
+	if st != nil && st.idle {
+		st.acc.idle += max(now.Sub(st.start), 0)
+	}
 	if st == nil || st.paused {
 		return
 	}
@@ -357,7 +382,7 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool)
 		spec := scenarios.Headline(a.key.scen)
 		r := SizeRow{
 			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs,
-			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
+			Held: a.held, Idle: a.idle, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
 			Served: map[string]hist.Summary{},
@@ -366,6 +391,9 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool)
 			r.Served[ep] = e.Summary()
 		}
 		if cur != nil && cur.acc == a {
+			if cur.idle {
+				r.Idle += max(now.Sub(cur.start), 0)
+			}
 			if !cur.paused {
 				held, d, c, ok := cur.span(now, done, cpu, cpuOK)
 				r.Held += held

@@ -46,7 +46,8 @@ type Snapshot struct {
 // Run is the session's control state: what runs and how (Session.overlay).
 type Run struct {
 	Scenario string `json:"scenario"`
-	// Paused: the scenario's load is paused (space).
+	// Paused: the scenario's load is paused (space); in a Program, its
+	// pool had no task over the last sample (the size rows not counting).
 	Paused bool `json:"paused"`
 	// PerTask: every task gets a goroutine of its own, no queue and no
 	// bound, instead of a pool worker (pool.SetPerTask; the u key).
@@ -232,6 +233,22 @@ type Link struct {
 	Disconnected time.Time
 	// Retry is why the last attempt to reconnect failed ("" before one).
 	Retry string
+	// PID is the attached program's process id (the agent's Info), Since
+	// when its agent started (the first line read, less its t_s); zero
+	// when unknown.
+	PID   int
+	Since time.Time
+	// Earlier are the programs read before this one on the address, oldest
+	// first: each a process (or an agent) that went and was replaced, with
+	// the size rows it had at its last line, kept apart from this one's.
+	Earlier []EarlierProgram
+}
+
+// EarlierProgram is a program an attach read before the one it reads now.
+type EarlierProgram struct {
+	PID          int
+	Since, Until time.Time // its agent's start; its last line
+	Sizes        SizeRows
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.

@@ -45,20 +45,27 @@ func header(s session.Snapshot, w int) string {
 		l := fmtNum(float64(s.CPULimit))
 		fs = append(fs, field{[4]string{"cpu limit " + l, "limit " + l, "limit " + l, "limit " + l}})
 	}
+	if f, ok := processField(s); ok {
+		fs = append([]field{f}, fs...)
+	}
 	sugg := fmt.Sprintf("suggested %d", s.SuggestedWorkers)
 	short := fmt.Sprintf("sugg %d", s.SuggestedWorkers)
 	fs = append(fs, field{[4]string{sugg, sugg, sugg, short}})
 	build := func(tier int, sep, t string) string {
 		parts := []string{theme.Bold.Render("offtop"), theme.Bold.Render(scen)}
 		for _, f := range fs {
-			parts = append(parts, f.forms[tier])
+			if f.forms[tier] != "" { // a field this tier leaves out
+				parts = append(parts, f.forms[tier])
+			}
 		}
 		parts = append(parts, t)
 		if s.Oversubscribed {
 			over := [4]string{"OVERSUBSCRIBED", "OVERSUBSCRIBED", "OVERSUBSCRIBED", "OVER"}[tier]
 			parts = append(parts, theme.Hot.Render(markHot+" "+over))
 		}
-		if s.Paused {
+		if s.Paused && s.Remote != "" { // attached: the program's pool has no task
+			parts = append(parts, theme.Pause.Render([4]string{"IDLE (rows not counting)", "IDLE", "IDLE", "IDLE"}[tier]))
+		} else if s.Paused {
 			parts = append(parts, theme.Pause.Render("PAUSED"))
 		}
 		if s.PerTask {
@@ -79,4 +86,26 @@ func header(s session.Snapshot, w int) string {
 		line = build(try.tier, try.sep, t)
 	}
 	return cut(line, w)
+}
+
+// processField names the attached program's process: its pid and when
+// its agent started, "new" (warm) when it replaced one read before on the
+// address (Earlier); the shortest tier leaves it out. false in process, or
+// when the pid is unknown.
+func processField(s session.Snapshot) (struct{ forms [4]string }, bool) {
+	var f struct{ forms [4]string }
+	if s.Remote == "" || s.PID == 0 {
+		return f, false
+	}
+	pid := fmt.Sprintf("pid %d", s.PID)
+	since := s.Since.Format("15:04:05")
+	f.forms = [4]string{pid + " since " + since, pid + " " + since, pid, ""}
+	if n := len(s.Earlier); n > 0 {
+		was := fmt.Sprintf("was %d", s.Earlier[n-1].PID)
+		f.forms = [4]string{"new " + pid + " since " + since + " (" + was + ")", "new " + pid + " " + since, "new " + pid, ""}
+		for i := range f.forms[:3] {
+			f.forms[i] = theme.Warm.Render(f.forms[i])
+		}
+	}
+	return f, true
 }

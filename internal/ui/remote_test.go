@@ -1,13 +1,18 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 // TestDisconnectedShowsNoFigures: attached and the program gone, the
@@ -41,5 +46,80 @@ func TestAttachedFooterHasNoScenarioKeys(t *testing.T) {
 	out := ansi.Strip(footer(100, viewState{}, true))
 	if strings.Contains(out, "tab") || strings.Contains(out, "load") || !strings.Contains(out, "GOMAXPROCS") {
 		t.Fatalf("attached footer: %q", out)
+	}
+}
+
+// TestAttachedSizeZeroRefusedOnScreen: 0 pressed on a program whose pool
+// has no inline path shows the agent's reason (its 422) on the error
+// line, and the pool keeps its size.
+func TestAttachedSizeZeroRefusedOnScreen(t *testing.T) {
+	p, err := pool.New(pool.Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	dir := t.TempDir()
+	a, err := agent.Listen("127.0.0.1:0", agent.Options{Name: "svc", Pool: p, Control: true,
+		TokenDir: dir, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	files, err := filepath.Glob(filepath.Join(dir, "*.token")) // the agent's one token file
+	if err != nil || len(files) != 1 {
+		t.Fatalf("token files %v: %v", files, err)
+	}
+	tok, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := remote.Dial(a.Addr().String(), remote.Options{Token: strings.TrimSpace(string(tok))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, _ := press(t, New(c), "0")
+	m.width, m.height = 120, 30
+	scr := ansi.Strip(m.View().Content)
+	if !strings.Contains(scr, "! invalid action: size 0 refused: ") || !strings.Contains(scr, "pool.Options.Inline") {
+		t.Fatalf("no reason for the refused size 0 on screen:\n%s", scr)
+	}
+	if strings.Contains(scr, "invalid action: invalid action") {
+		t.Fatalf("the reason is said twice:\n%s", scr)
+	}
+	if n := p.Size(); n != 2 {
+		t.Fatalf("pool at %d after a refused 0, want 2", n)
+	}
+}
+
+// TestAttachedNamesItsProcess: attached, the header names the program's
+// pid and since when; a program that replaced another on the address is
+// "new", beside the pid it replaced, its rows are its own and the sizes
+// panel says where the other's went; an idle pool reads IDLE, not PAUSED.
+func TestAttachedNamesItsProcess(t *testing.T) {
+	at := time.Date(2026, 12, 1, 20, 51, 3, 0, time.Local)
+	s := richSnapshot()
+	s.Scenario, s.Paused = "service", false
+	s.Sizes = session.SizeRows{{Scenario: "service", Workers: 2, Held: 3 * time.Second, Current: true}}
+	s.Link = session.Link{Remote: "127.0.0.1:7070", PID: 4242, Since: at}
+	out := ansi.Strip(render(s, 140, 30, viewState{}))
+	if !strings.Contains(out, "pid 4242 since 20:51:03") || strings.Contains(out, "new pid") {
+		t.Errorf("first program: no pid and since, or said new:\n%s", out)
+	}
+	s.Earlier = []session.EarlierProgram{{PID: 4242, Since: at, Until: at.Add(65 * time.Second),
+		Sizes: session.SizeRows{{Scenario: "service", Workers: 7, Held: 30 * time.Second}}}}
+	s.PID, s.Since = 4243, at.Add(70*time.Second)
+	out = ansi.Strip(render(s, 140, 30, viewState{}))
+	for _, want := range []string{"new pid 4243 since 20:52:13 (was 4242)", "pid 4242's rows (to 20:52:08) kept apart, for the summary at exit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q on screen:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "     30s") {
+		t.Errorf("the earlier program's row on screen:\n%s", out)
+	}
+	s.Paused = true
+	if out = ansi.Strip(header(s, 200)); !strings.Contains(out, "IDLE (rows not counting)") || strings.Contains(out, "PAUSED") {
+		t.Errorf("idle attached header: %q", out)
 	}
 }

@@ -48,7 +48,12 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 	}
 	for len(out) < slots+2 {
 		hint := ""
-		if len(out) == len(lines)+1 && !running {
+		switch {
+		case len(out) == slots+1 && len(s.Earlier) > 0: // the last free slot
+			e := s.Earlier[len(s.Earlier)-1]
+			hint = theme.Faint.Render(fmt.Sprintf("  pid %d's rows (to %s) kept apart, for the summary at exit",
+				e.PID, e.Until.Format("15:04:05")))
+		case len(out) == len(lines)+1 && !running:
 			hint = theme.Faint.Render("  press 0-9 to try a size; each row is measured at its size")
 		}
 		out = append(out, hint)
