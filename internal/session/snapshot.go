@@ -222,6 +222,9 @@ type Link struct {
 	Disconnected time.Time
 	// Retry is why the last attempt to reconnect failed ("" before one).
 	Retry string
+	// OutOfRange counts the figures of the stream so far that were out of
+	// their range and so are unknown (Decoder); 0 in process.
+	OutOfRange int64
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.
