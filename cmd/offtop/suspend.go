@@ -63,16 +63,22 @@ type suspender struct {
 }
 
 // drawnFile is a Program's output file that counts the writes to it, so
-// that a resume can tell whether the dashboard was drawn again.
+// that a resume can tell whether the dashboard was drawn again, and tells
+// failed when one fails (nil: nobody to tell).
 type drawnFile struct {
 	*os.File
 	writes atomic.Int64
+	failed func()
 }
 
 // Write writes b to the file and counts the call.
 func (f *drawnFile) Write(b []byte) (int, error) {
 	f.writes.Add(1)
-	return f.File.Write(b)
+	n, err := f.File.Write(b)
+	if err != nil && f.failed != nil {
+		f.failed()
+	}
+	return n, err
 }
 
 // newSuspender starts listening for SIGTSTP and suspend requests (ask);
