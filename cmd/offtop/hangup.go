@@ -20,11 +20,14 @@ type hangup struct {
 	wake int // write end of the pipe that ends the watcher; -1 none
 }
 
+// newHangup is a hangup with no watcher: only hungUp closes Gone.
+func newHangup() *hangup { return &hangup{gone: make(chan struct{}), wake: -1} }
+
 // watchHangup starts watching fd (the terminal); stop ends the watcher.
 // A watcher that cannot start (no pipe) leaves only failed writes to
 // tell.
 func watchHangup(fd int) *hangup {
-	h := &hangup{gone: make(chan struct{}), wake: -1}
+	h := newHangup()
 	var p [2]int
 	if unix.Pipe2(p[:], unix.O_CLOEXEC) != nil {
 		return h

@@ -63,7 +63,7 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	var sus *suspender
 	var out *drawnFile // w, its writes counted for the suspender
 	pw := w
-	hup := &hangup{gone: make(chan struct{}), wake: -1} // never gone: w is no terminal
+	hup := newHangup() // watched below when w is a terminal
 	if f, ok := w.(*os.File); ok {
 		if isTerminal(f) {
 			hup = watchHangup(int(f.Fd()))
