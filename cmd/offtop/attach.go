@@ -189,11 +189,14 @@ func scriptControls(steps []step) bool {
 
 // linkNotes tells, on stderr, when a remote Source's stream breaks and
 // when it is back, so --headless never writes a disconnected sample as
-// if it were figures. One per Source, on the writer's goroutine.
+// if it were figures, and when the stream first has a figure out of its
+// range (written as null). One per Source, on the writer's goroutine.
 type linkNotes struct {
-	w       io.Writer
-	down    bool
-	earlier int // programs replaced on the address, at the last live sample
+	w          io.Writer
+	down       bool
+	earlier    int    // programs replaced on the address, at the last live sample
+	outOfRange int64  // the newest sample's Link.OutOfRange
+	remote     string // where they came from
 }
 
 // skip reports whether s is a disconnected marker (to write no line for),
@@ -218,5 +221,19 @@ func (l *linkNotes) skip(s session.Snapshot) bool {
 		l.down = false
 	}
 	l.earlier = len(s.Earlier)
+	if s.OutOfRange > l.outOfRange {
+		if l.outOfRange == 0 {
+			fmt.Fprintf(l.w, "offtop: %s sent a figure out of its range (a share outside 0..1, a rate or time negative or past 1e15): written as null (unknown)\n", s.Remote)
+		}
+		l.outOfRange, l.remote = s.OutOfRange, s.Remote
+	}
 	return false
+}
+
+// end says, at the end of the run, how many figures were out of their
+// range; nothing when none was.
+func (l *linkNotes) end() {
+	if l.outOfRange > 0 {
+		fmt.Fprintf(l.w, "offtop: %d figures from %s were out of their range, written as null (unknown)\n", l.outOfRange, l.remote)
+	}
 }

@@ -310,3 +310,85 @@ func TestServiceNoAgentSaysSo(t *testing.T) {
 		t.Errorf("--no-agent: /debug/offtop/ answers %s, want 404", resp.Status)
 	}
 }
+
+// TestAttachHeadlessOutOfRange: an agent whose stream has a worker share
+// of 1e308 (first line and mid-stream) and other figures out of their
+// range: attach --headless writes every line as valid JSON with null in
+// their place, goes on to the end of --duration, exits 0 and says on
+// stderr how many figures were out of range. It exited 1 at the first
+// such line ("json: error calling MarshalJSON for type session.Shares").
+func TestAttachHeadlessOutOfRange(t *testing.T) {
+	bin := buildBinary(t)
+	// Real lines, from offtop itself.
+	out, err := exec.Command(bin, "--headless", "--no-summary", "--scenario", "count", "--workers", "2", "--duration", "1500ms").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(real) < 4 {
+		t.Fatalf("%d lines from a 1.5s run", len(real))
+	}
+	busyRE := regexp.MustCompile(`"worker_busy":\[[^\]]*\]`)
+	bad := func(l, busy string) string {
+		if !busyRE.MatchString(l) {
+			t.Fatalf("no worker_busy in %s", l)
+		}
+		return busyRE.ReplaceAllString(l, `"worker_busy":`+busy)
+	}
+	lines := []string{
+		bad(real[0], "[1e308,0.5]"),
+		real[1],
+		bad(real[2], "[-1e308,1.5]"),
+		strings.Replace(real[3], `"loop_busy":`, `"loop_busy":1e300,"x":`, 1),
+	}
+	agentPath := "/debug/offtop/"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case agentPath:
+			fmt.Fprintf(w, `{"agent":"offtop","schema":%d,"name":"count","pid":1,"control":false,"interval_ms":100}`, session.SchemaVersion)
+		case agentPath + "stream":
+			fl := w.(http.Flusher)
+			for i := 0; ; i++ {
+				if _, err := io.WriteString(w, lines[i%len(lines)]+"\n"); err != nil {
+					return
+				}
+				fl.Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cmd := exec.Command(bin, "attach", srv.URL, "--headless", "--duration", "2s")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("attach: %v\n%s", err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(got) < len(lines)+1 {
+		t.Fatalf("%d lines in 2s of a line every 100ms:\n%s\n%s", len(got), stdout.String(), stderr.String())
+	}
+	nulls := 0
+	for i, l := range got {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, l)
+		}
+		busy, _ := m["worker_busy"].([]any)
+		if len(busy) == 2 && busy[0] == nil {
+			nulls++
+		}
+	}
+	if nulls < 2 {
+		t.Errorf("%d lines with worker_busy [null, ...], want one per bad line sent (2 or more)", nulls)
+	}
+	if !strings.Contains(stderr.String(), "sent a figure out of its range") || !regexp.MustCompile(`\d+ figures from .* were out of their range`).MatchString(stderr.String()) {
+		t.Errorf("stderr says nothing of the figures out of range:\n%s", stderr.String())
+	}
+}

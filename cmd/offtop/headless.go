@@ -133,6 +133,7 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 			_ = writeStopNote(stderr, sm.last)
 		}
 	}
+	link.end()
 	return err
 }
 

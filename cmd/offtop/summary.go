@@ -73,7 +73,7 @@ func (sm *summary) String() string {
 		b.WriteString(":")
 	}
 	fmt.Fprintf(&b, " GOMAXPROCS %d, NumCPU %d", sm.last.GOMAXPROCS, sm.last.NumCPU)
-	if sm.last.CPUPercent >= 0 {
+	if sm.last.CPUPercent >= 0 && sm.last.CPUSeconds >= 0 { // NaN: unknown
 		fmt.Fprintf(&b, ", CPU %.2fs", sm.last.CPUSeconds)
 	}
 	b.WriteString("\n")

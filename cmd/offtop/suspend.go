@@ -43,11 +43,24 @@ import (
 // any quit that comes from the suspension until the dashboard is drawn
 // again (the end of --duration, a q from --keys): it is held and ends the
 // run at the resume. One received before a suspension cancels it.
+//
+// A stop from outside (SIGSTOP: a debugger, a job controller, docker
+// pause) reaches no handler: the process stops with the dashboard on the
+// terminal, and a shell with job control takes the terminal back in its
+// own modes. The SIGCONT that ends it is the notice: any SIGCONT that no
+// suspension of offtop's is waiting for (kill -CONT, or the shell's fg)
+// makes the suspender take the terminal again, the alternate screen and
+// raw mode set afresh and the dashboard redrawn whole, once the process
+// is the terminal's foreground: continued in the background, it stops
+// itself again, as a suspension does, until fg, and the frames Bubble Tea
+// draws before it has are dropped (drawnFile.hold). A SIGCONT that came
+// with no stop costs a redraw.
 type suspender struct {
 	p    *tea.Program
 	tty  int // fd of the terminal, for its foreground process group; -1 unknown
 	want chan struct{}
 	tstp chan os.Signal
+	cont chan os.Signal // SIGCONT
 	quit chan os.Signal // stop signals: a copy of those the run's own handler gets
 	done chan struct{}
 	out  *drawnFile // the Program's output, its writes counted; nil when not a file
@@ -60,30 +73,45 @@ type suspender struct {
 	mu      sync.Mutex
 	n       int           // suspensions
 	stopped time.Duration // wall time suspended, in all
+	outside int           // SIGCONTs with no suspension of offtop's waiting for them
 }
 
 // drawnFile is a Program's output file that counts the writes to it, so
-// that a resume can tell whether the dashboard was drawn again.
+// that a resume can tell whether the dashboard was drawn again, drops
+// them while hold says (nil: never), and tells failed when one fails
+// (nil: nobody to tell).
 type drawnFile struct {
 	*os.File
 	writes atomic.Int64
+	hold   func() bool
+	failed func()
 }
 
-// Write writes b to the file and counts the call.
+// Write writes b to the file and counts the call; held, it writes
+// nothing and reports all of b written.
 func (f *drawnFile) Write(b []byte) (int, error) {
 	f.writes.Add(1)
-	return f.File.Write(b)
+	if f.hold != nil && f.hold() {
+		return len(b), nil
+	}
+	n, err := f.File.Write(b)
+	if err != nil && f.failed != nil {
+		f.failed()
+	}
+	return n, err
 }
 
 // newSuspender starts listening for SIGTSTP and suspend requests (ask);
 // stop ends it. out is p's output (the terminal), nil when not a file.
 func newSuspender(p *tea.Program, out *drawnFile) *suspender {
 	s := &suspender{p: p, tty: -1, out: out, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
-		quit: make(chan os.Signal, 1), done: make(chan struct{})}
+		cont: make(chan os.Signal, 1), quit: make(chan os.Signal, 1), done: make(chan struct{})}
 	if out != nil {
 		s.tty = int(out.Fd())
+		out.hold = s.background
 	}
 	signal.Notify(s.tstp, syscall.SIGTSTP)
+	signal.Notify(s.cont, syscall.SIGCONT)
 	signal.Notify(s.quit, stopSignals...)
 	crash.Go(s.loop)
 	return s
@@ -101,6 +129,7 @@ func (s *suspender) ask() {
 func (s *suspender) stop() {
 	close(s.done)
 	signal.Stop(s.tstp)
+	signal.Stop(s.cont)
 	signal.Stop(s.quit)
 }
 
@@ -125,10 +154,45 @@ func (s *suspender) loop() {
 		case sg := <-s.quit:
 			s.signaled.CompareAndSwap(nil, &sg)
 			continue
+		case <-s.cont:
+			if !s.stopPending() {
+				s.continued()
+			}
+			continue
 		}
 		if !s.stopPending() {
 			s.suspend()
 		}
+	}
+}
+
+// continued takes the terminal back after a SIGCONT that no suspension
+// was waiting for (a stop from outside): from the foreground at once,
+// from the background once fg has made it the foreground (it stops
+// itself until then). It ends the program instead when a stop comes
+// meanwhile, as suspend does.
+func (s *suspender) continued() {
+	if !s.gate.release() {
+		return // a quit went through: the program is stopping
+	}
+	s.mu.Lock()
+	s.outside++
+	s.mu.Unlock()
+	if !s.foreground() {
+		// Nothing is written first: the terminal is the shell's, in its
+		// modes, and setting them from the background would stop the
+		// process on SIGTTOU.
+		s.stopUntilForeground()
+	}
+	if s.stopPending() {
+		s.end()
+		return
+	}
+	if err := s.p.ReleaseTerminal(); err == nil {
+		s.restore()
+	}
+	if s.gate.reclaim(s.stopPending()) {
+		s.end()
 	}
 }
 
@@ -159,15 +223,17 @@ func (s *suspender) suspend() {
 // time stopped.
 func (s *suspender) stopUntilForeground() {
 	from := time.Now()
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
 	for {
+		select {
+		case <-s.cont: // one from before this stop
+		default:
+		}
 		// SIGSTOP, not SIGTSTP: once Notify has caught SIGTSTP the Go
 		// runtime keeps its handler, and a SIGTSTP would be dropped. Only
 		// this process: a parent without job control (sh -c in a tmux
 		// pane) in the same group must not be stopped with it.
 		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		<-cont
+		<-s.cont
 		// The os/signal loop hands out pending signals in number order,
 		// SIGHUP, SIGINT and SIGTERM before SIGCONT: one sent before the
 		// SIGCONT is on quit by now.
@@ -175,7 +241,6 @@ func (s *suspender) stopUntilForeground() {
 			break
 		}
 	}
-	signal.Stop(cont)
 	s.mu.Lock()
 	s.n++
 	s.stopped += time.Since(from)
@@ -239,6 +304,15 @@ func (s *suspender) drewSince(before int64, wait time.Duration) bool {
 	return true
 }
 
+// background reports whether the dashboard must not be drawn: the
+// process is not the terminal's foreground (continued from outside while
+// the shell holds the terminal, before the suspender has stopped it
+// again) and the program is not ending (its last writes restore the
+// terminal, and go out from the background too).
+func (s *suspender) background() bool {
+	return !s.killed.Load() && !s.gate.stopping() && !s.foreground()
+}
+
 // foreground reports whether this process's group is the terminal's
 // foreground group (true when unknown).
 func (s *suspender) foreground() bool {
@@ -288,12 +362,17 @@ func (s *suspender) endedBy() os.Signal {
 	return nil
 }
 
-// note tells, after the summary, how long the run was suspended; nothing
-// when it was not.
+// note tells, after the summary, how long the run was suspended and how
+// often it was continued after a stop from outside; nothing when neither.
 func (s *suspender) note(w io.Writer) error {
 	s.mu.Lock()
-	n, d := s.n, s.stopped
+	n, d, outside := s.n, s.stopped, s.outside
 	s.mu.Unlock()
+	if outside > 0 {
+		if _, err := fmt.Fprintf(w, "continued %dx after a stop from outside (SIGSTOP): the terminal taken back and the dashboard redrawn\n", outside); err != nil {
+			return err
+		}
+	}
 	if n == 0 {
 		return nil
 	}
@@ -342,6 +421,13 @@ func (g *termGate) quit() bool {
 	}
 	g.through = true
 	return true
+}
+
+// stopping reports whether a quit went through: the program is ending.
+func (g *termGate) stopping() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.through
 }
 
 // held reports whether a quit is held for the suspender.

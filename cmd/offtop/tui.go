@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -62,10 +63,15 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	var sus *suspender
 	var out *drawnFile // w, its writes counted for the suspender
 	pw := w
+	hup := newHangup() // watched below when w is a terminal
 	if f, ok := w.(*os.File); ok {
-		out = &drawnFile{File: f}
+		if isTerminal(f) {
+			hup = watchHangup(int(f.Fd()))
+		}
+		out = &drawnFile{File: f, failed: hup.hungUp}
 		pw = out
 	}
+	defer hup.stop()
 	p := tea.NewProgram(ui.New(uiSource(s, start)), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return sus.filter(m, msg) }))
 	sus = newSuspender(p, out)
@@ -108,13 +114,27 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 		// The first signal stops and restores; a second, or one after the
 		// dashboard has closed (a slow Close), exits at once. The signal
 		// the suspender ended the program for is the first, however late
-		// it comes here.
+		// it comes here. The terminal gone is a SIGHUP, and a SIGHUP after
+		// it the same hang-up.
 		first := true
+		gone := hup.Gone()
 		for {
 			select {
 			case <-stop:
 				return
+			case <-gone:
+				gone = nil
+				if first && !ended.Load() {
+					first = false
+					sg := os.Signal(syscall.SIGHUP)
+					got.Store(&sg)
+					p.Quit()
+				}
+				continue
 			case sg := <-sig:
+				if sg == syscall.SIGHUP && hup.isGone() {
+					continue
+				}
 				if first && (!ended.Load() || sus.endedBy() != nil) {
 					first = false
 					got.Store(&sg)
@@ -166,12 +186,10 @@ func runTUI(o options, w io.Writer, cr *crasher) error {
 	}
 	if !o.noSummary {
 		sm.Finish(time.Since(start))
-		werr := sm.Write(w)
-		if werr == nil {
-			werr = writeStopNote(w, sm.last)
-		}
-		if werr == nil {
-			werr = sus.note(w)
+		werr := writeSummary(w, sm, sus)
+		if werr != nil && hup.isGone() {
+			// The terminal is gone: stderr, if it is elsewhere.
+			werr = writeSummary(cr.stderr, sm, sus)
 		}
 		if werr != nil && err == nil {
 			err = writeErr(werr)
@@ -205,4 +223,16 @@ func forwardSamples(sampled <-chan struct{}, stop <-chan struct{}, gap time.Dura
 		last = clk.Now()
 		send()
 	}
+}
+
+// writeSummary writes the run's summary and its notes to w.
+func writeSummary(w io.Writer, sm *summary, sus *suspender) error {
+	err := sm.Write(w)
+	if err == nil {
+		err = writeStopNote(w, sm.last)
+	}
+	if err == nil {
+		err = sus.note(w)
+	}
+	return err
 }

@@ -23,7 +23,13 @@ import (
 // the usable CPUs are rebuilt from num_cpu, affinity_cpus and cpu_limit;
 // a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
 // times its held time.
-type Decoder struct{ hist history }
+//
+// A figure out of its range (clearOutOfRange) comes back unknown, as if the
+// line had said null, and is counted in the Snapshot's OutOfRange.
+type Decoder struct {
+	hist       history
+	outOfRange int64
+}
 
 // Reset empties the rebuilt history (after a reconnect, or an r).
 func (d *Decoder) Reset() { d.hist.reset() }
@@ -35,6 +41,8 @@ func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
 	if err := json.Unmarshal(line, &s); err != nil {
 		return Snapshot{}, err
 	}
+	d.outOfRange += int64(s.clearOutOfRange())
+	s.OutOfRange = d.outOfRange
 	s.UsableCPUs = sysinfo.CPUs{NumCPU: s.NumCPU, Affinity: int(s.AffinityCPUs), Quota: float64(s.CPULimit)}.Usable()
 	if scenarios.Headline(s.Scenario).FromProbe {
 		s.Headline = s.Probe // the window of another headline is not in the stream
@@ -63,4 +71,60 @@ func (j SizeJSON) Row() SizeRow {
 		r.AnswerKnown, r.AnswerOK = true, *j.AnswerOK
 	}
 	return r
+}
+
+// maxFigure bounds every float figure's magnitude: no figure offtop makes
+// comes near it, and past it a float64 has no unit precision left.
+const maxFigure = 1e15
+
+// clearOutOfRange makes each figure of a decoded s that is out of its
+// range unknown, and returns how many it changed. Out of range: a share
+// (worker_busy, worker_oncpu, loop_busy) outside 0..1 (made NaN);
+// throughput_per_s, cpu_seconds or probe_p99_1s_ms negative or over
+// maxFigure (NaN); cpu_percent negative or over 150 per CPU of num_cpu
+// (-1); cpu_limit negative or over maxFigure (0); a number in extra over
+// maxFigure either way (Known false).
+func (s *Snapshot) clearOutOfRange() int {
+	n := 0
+	out := func(v, lo, hi float64) bool {
+		if math.IsNaN(v) || v < lo || v > hi {
+			n++
+			return true
+		}
+		return false
+	}
+	for i, v := range s.WorkerBusy {
+		if out(v, 0, 1) {
+			s.WorkerBusy[i] = math.NaN()
+		}
+	}
+	for i, v := range s.WorkerOnCPU {
+		if out(v, 0, 1) {
+			s.WorkerOnCPU[i] = math.NaN()
+		}
+	}
+	if out(float64(s.LoopBusy), 0, 1) {
+		s.LoopBusy = Share(math.NaN())
+	}
+	if out(float64(s.ThroughputPerSec), 0, maxFigure) {
+		s.ThroughputPerSec = Rate(math.NaN())
+	}
+	if out(float64(s.CPUSeconds), 0, maxFigure) {
+		s.CPUSeconds = CPUTime(math.NaN())
+	}
+	if p := float64(s.CPUPercent); p != -1 && out(p, 0, 150*float64(max(s.NumCPU, 1))) {
+		s.CPUPercent = -1
+	}
+	if q := float64(s.CPULimit); q != 0 && out(q, 0, maxFigure) {
+		s.CPULimit = 0
+	}
+	if v := s.ProbeP99History.Last(); !math.IsNaN(v) && out(v, 0, maxFigure) {
+		s.ProbeP99History = Series{math.NaN()}
+	}
+	for i, r := range s.Readouts {
+		if r.Known && !r.Bool && !r.Str && out(math.Abs(r.Value), 0, maxFigure) {
+			s.Readouts[i].Known, s.Readouts[i].Value = false, 0
+		}
+	}
+	return n
 }

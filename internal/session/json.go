@@ -43,9 +43,9 @@ type SizeJSON struct {
 func (r SizeRow) JSON() SizeJSON {
 	j := SizeJSON{
 		Scenario: r.Scenario, Workers: r.Workers, GOMAXPROCS: r.GOMAXPROCS,
-		HeldS: round3(r.Held.Seconds()), IdleS: round3(r.Idle.Seconds()),
+		HeldS: finite3(r.Held.Seconds()), IdleS: finite3(r.Idle.Seconds()),
 		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
-		ThroughputPerS: round3(r.ThroughputPerS()),
+		ThroughputPerS: finite3(r.ThroughputPerS()),
 		Current:        r.Current, Unsettled: r.Unsettled, Served: r.Served,
 	}
 	if j.Served == nil {
@@ -57,7 +57,7 @@ func (r SizeRow) JSON() SizeJSON {
 	if r.Headline.Count > 0 {
 		j.HeadlineP99MS = millis.Of(r.Headline.P99)
 	}
-	if v := r.CPUPerWall(); !math.IsNaN(v) {
+	if v := r.CPUPerWall(); !math.IsNaN(v) && !math.IsInf(v, 0) {
 		v = round3(v)
 		j.CPUPerWall = &v
 	}

@@ -242,6 +242,9 @@ type Link struct {
 	// first: each a process (or an agent) that went and was replaced, with
 	// the size rows it had at its last line, kept apart from this one's.
 	Earlier []EarlierProgram
+	// OutOfRange counts the figures of the stream so far that were out of
+	// their range and so are unknown (Decoder); 0 in process.
+	OutOfRange int64
 }
 
 // EarlierProgram is a program an attach read before the one it reads now.

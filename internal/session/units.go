@@ -14,7 +14,9 @@ import (
 // The unit types of a Snapshot: each says in its type what its figure is
 // and encodes itself in the JSON Lines form (docs/json-lines.md), so the
 // Snapshot is marshalled by encoding/json over its own fields. A figure
-// that may be unknown says how in its type; unknown encodes null.
+// that may be unknown says how in its type; unknown encodes null, and so
+// does a float that is NaN or infinite: every encoder gives valid JSON
+// whatever its value.
 
 var null = []byte("null")
 
@@ -67,11 +69,11 @@ func (d *Millis) UnmarshalJSON(b []byte) error {
 // Share is a fraction 0..1 that encodes to 3 decimals.
 type Share float64
 
-// MarshalJSON writes s to 3 decimals (NaN and Inf as 0).
+// MarshalJSON writes s to 3 decimals (NaN and Inf as null).
 func (s Share) MarshalJSON() ([]byte, error) { return num(round3(float64(s))), nil }
 
-// Shares is one share 0..1 per worker, each to 3 decimals in JSON; nil
-// (no workers) encodes [].
+// Shares is one share 0..1 per worker, each to 3 decimals in JSON (NaN,
+// unknown, as null); nil (no workers) encodes [].
 type Shares []float64
 
 // MarshalJSON writes s rounded, [] when nil.
@@ -92,13 +94,13 @@ func (s OptShares) MarshalJSON() ([]byte, error) {
 // Rate is a figure per second that encodes to 3 decimals.
 type Rate float64
 
-// MarshalJSON writes r to 3 decimals.
+// MarshalJSON writes r to 3 decimals (NaN and Inf as null).
 func (r Rate) MarshalJSON() ([]byte, error) { return num(round3(float64(r))), nil }
 
 // CPUTime is process CPU time in seconds; it encodes to the millisecond.
 type CPUTime float64
 
-// MarshalJSON writes t to 3 decimals.
+// MarshalJSON writes t to 3 decimals (NaN and Inf as null).
 func (t CPUTime) MarshalJSON() ([]byte, error) { return num(round3(float64(t))), nil }
 
 // Percent is CPU time over wall time, 100 = one core; negative (-1) when
@@ -215,6 +217,8 @@ func (rs Readouts) MarshalJSON() ([]byte, error) {
 			m[r.Key] = r.Value != 0
 		case r.Str:
 			m[r.Key] = r.Text
+		case math.IsNaN(r.Value) || math.IsInf(r.Value, 0):
+			m[r.Key] = nil
 		default:
 			m[r.Key] = round3(r.Value)
 		}
@@ -286,12 +290,13 @@ func (s Search) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(s))
 }
 
-// num writes v as encoding/json writes a float64.
+// num writes v as encoding/json writes a float64; null for NaN and Inf,
+// which JSON cannot carry.
 func num(v float64) []byte {
-	b, err := json.Marshal(v)
-	if err != nil { // NaN or Inf: the callers round them to 0 first
-		return []byte("0")
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return null
 	}
+	b, _ := json.Marshal(v) // finite: never an error
 	return b
 }
 
@@ -305,18 +310,33 @@ func float(b []byte, ifNull float64) (float64, error) {
 	return v, err
 }
 
+// round3 is v to 3 decimals; NaN and Inf as they are, and so is a v of
+// magnitude 1e15 or more, whole already to a float64's precision (v*1000
+// would overflow near the largest).
 func round3(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e15 {
+		return v
 	}
 	return math.Round(v*1000) / 1000
 }
 
-func roundedList(v []float64) []byte {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = round3(x)
+// finite3 is round3(v), 0 for NaN and Inf: for a plain float64 field.
+func finite3(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
 	}
-	b, _ := json.Marshal(out) // rounded: no NaN or Inf
-	return b
+	return round3(v)
+}
+
+// roundedList writes v as a JSON array, each to 3 decimals, NaN and Inf
+// as null.
+func roundedList(v []float64) []byte {
+	b := append(make([]byte, 0, 2+6*len(v)), '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, num(round3(x))...)
+	}
+	return append(b, ']')
 }

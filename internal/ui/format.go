@@ -92,8 +92,14 @@ func Span(d time.Duration) string {
 // fmtSeconds formats seconds with one decimal: 12.3s.
 func fmtSeconds(sec float64) string { return fmt.Sprintf("%.1fs", sec) }
 
-// fmtPct formats a 0..1 share as a whole percentage, clamped to 0..100.
-func fmtPct(share float64) string { return fmt.Sprintf("%3.0f%%", clamp01(share)*100) }
+// fmtPct formats a 0..1 share as a whole percentage, clamped to 0..100;
+// NaN (unknown) as n/a.
+func fmtPct(share float64) string {
+	if math.IsNaN(share) {
+		return " n/a" // unknown
+	}
+	return fmt.Sprintf("%3.0f%%", clamp01(share)*100)
+}
 
 func clamp01(v float64) float64 {
 	switch {

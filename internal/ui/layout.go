@@ -65,6 +65,10 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	if v.errLine != "" {
 		avail--
 	}
+	note := outOfRangeNote(s)
+	if note != "" {
+		avail--
+	}
 	var body []string
 	switch {
 	case gone && !v.help:
@@ -79,6 +83,9 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	lines = appendBlock(lines, body, avail, width)
 	if v.errLine != "" {
 		lines = append(lines, fit(theme.Err.Render(markHot+" "+v.errLine), width))
+	}
+	if note != "" {
+		lines = append(lines, fit(theme.Err.Render(note), width))
 	}
 	lines = append(lines, fit(footer(width, v, s.Remote != ""), width))
 	return strings.Join(lines, "\n")

@@ -172,5 +172,5 @@ func meterCell(m meter, cellW int) string {
 	default:
 		tail = " cpu  n/a"
 	}
-	return fit(m.label, meterLabelW) + " [" + bar + "] " + fmtPct(busy) + lv.styledMark() + tail
+	return fit(m.label, meterLabelW) + " [" + bar + "] " + fmtPct(m.busy) + lv.styledMark() + tail
 }

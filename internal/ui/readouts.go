@@ -217,7 +217,11 @@ func statCells(s session.Snapshot) []string {
 	if s.CPUPercent >= 0 {
 		cpu = fmt.Sprintf("CPU %4s%% now", fmtNum(float64(s.CPUPercent)))
 	}
-	c = append(c, fmt.Sprintf("%s · %8.2fs in %7s", cpu, s.CPUSeconds, fmtSeconds(s.Elapsed.Seconds())))
+	cpuTime := fmt.Sprintf("%8.2fs", s.CPUSeconds)
+	if !(s.CPUSeconds >= 0) { // NaN: unknown
+		cpuTime = "     n/a "
+	}
+	c = append(c, fmt.Sprintf("%s · %s in %7s", cpu, cpuTime, fmtSeconds(s.Elapsed.Seconds())))
 	if s.RSSBytes < 0 {
 		c = append(c, "RSS      n/a")
 	} else {

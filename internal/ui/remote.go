@@ -27,3 +27,13 @@ func disconnectedBody(s session.Snapshot, w, h int) []string {
 func disconnectedHeader(s session.Snapshot) string {
 	return theme.Title.Render("offtop attach "+s.Remote) + "  " + theme.Err.Render("disconnected")
 }
+
+// outOfRangeNote says how many figures an attached program has sent out
+// of their range (session.Decoder), each shown as n/a; "" when none, and
+// while disconnected.
+func outOfRangeNote(s session.Snapshot) string {
+	if s.OutOfRange == 0 || !s.Disconnected.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%s %d figures from %s were out of their range: shown as n/a", markHot, s.OutOfRange, s.Remote)
+}

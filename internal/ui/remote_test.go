@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,37 @@ func TestAttachedNamesItsProcess(t *testing.T) {
 	s.Paused = true
 	if out = ansi.Strip(header(s, 200)); !strings.Contains(out, "IDLE (rows not counting)") || strings.Contains(out, "PAUSED") {
 		t.Errorf("idle attached header: %q", out)
+	}
+}
+
+// TestOutOfRangeShownUnknown: a line from an attached program with a
+// share of 1e308 and a CPU time of 1e308 is drawn with those figures as
+// n/a (not 100%, not a 309-digit number) and a line saying how many were
+// out of range; the screen keeps its size.
+func TestOutOfRangeShownUnknown(t *testing.T) {
+	line := `{"schema":1,"scenario":"service","workers":2,"num_cpu":2,"worker_busy":[1e308,0.5],"worker_oncpu":null,` +
+		`"loop_busy":0.25,"cpu_percent":50,"cpu_seconds":1e308,"rss_bytes":1048576,"extra":{},"sizes":[]}`
+	var d session.Decoder
+	s, err := d.Snapshot([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Remote = "127.0.0.1:7070"
+	for _, v := range []viewState{{}, {detail: true}} {
+		out := ansi.Strip(render(s, 100, 30, v))
+		for _, want := range []string{"2 figures from 127.0.0.1:7070 were out of their range: shown as n/a"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q on screen:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "e+308") || strings.Contains(out, "NaN") || strings.Contains(out, "100%") {
+			t.Errorf("an out-of-range figure drawn as a figure:\n%s", out)
+		}
+		if n := len(strings.Split(out, "\n")); n != 30 {
+			t.Errorf("%d lines, want 30", n)
+		}
+		if !v.detail && !regexp.MustCompile(`w0 +\[ +\] +n/a`).MatchString(out) {
+			t.Errorf("w0's busy share not n/a:\n%s", out)
+		}
 	}
 }
