@@ -404,7 +404,7 @@ func (c *crash) Status() Status {
 
 // SetLoad steps the panic share through 0, 1, 5, 10, 25 percent.
 func (c *crash) SetLoad(delta int) {
-	c.panics.Store(math.Float64bits(stepShare(c.panicPct(), delta)))
+	c.panics.Store(math.Float64bits(stepShare(c.panicPct(), clampSteps(delta, len(crashShares)))))
 }
 
 // Reset keeps the counts: they are the answer's check, like the pool's.
