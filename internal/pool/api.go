@@ -16,7 +16,11 @@
 // calling no done; until then it also keeps the OS thread it is locked to)
 // and a fresh worker goroutine takes the slot at once. At most
 // Options.MaxAbandoned goroutines are abandoned at a time; a task timing out
-// beyond that keeps its slot, Stuck, until it returns.
+// beyond that keeps its slot, Stuck, until it returns. A task run by Inline
+// times out the same way, but the executor cannot be replaced: it counts
+// in Stuck until the task returns. Tasks handed to Inline and not started
+// move to the workers when the pool grows from 0, so none waits behind a
+// task that holds the executor while workers are free.
 //
 // Invariant, at every Stats():
 //
@@ -43,7 +47,7 @@ var (
 	ErrClosed    = errors.New("pool: closed")
 	ErrQueueFull = errors.New("pool: queue full")
 	// ErrTimeout is what done gets (wrapped, naming the timeout) when a task
-	// ran past its timeout on a worker.
+	// ran past its timeout, on a worker or on Inline.
 	ErrTimeout = errors.New("pool: task timed out")
 )
 
@@ -89,8 +93,10 @@ type Options struct {
 	// TaskTimeout limits the run time of every task Submit (and Do) queues,
 	// from the moment a worker starts it; 0 (or negative) means no limit.
 	// SubmitTimeout sets a task's own. Timeouts are kept with real-time
-	// timers (time.AfterFunc), not Now, and apply only on workers: a task run
-	// by Inline has none, as the pool cannot replace that goroutine.
+	// timers (time.AfterFunc), not Now. A task run by Inline past its
+	// timeout is counted TimedOut and its done gets ErrTimeout as on a
+	// worker, but the pool cannot replace the executor: it counts in Stuck
+	// until the task returns.
 	TaskTimeout time.Duration
 	// MaxAbandoned caps the goroutines abandoned at a time (still running a
 	// timed-out task after the pool replaced them): DefaultMaxAbandoned when
@@ -175,7 +181,8 @@ type Counts struct {
 	// workers and timed-out tasks regardless, as it starts no replacement).
 	Abandoned int64
 	// Stuck is how many workers hold their slot with a timed-out task
-	// because Abandoned was at the cap.
+	// because Abandoned was at the cap, plus the tasks that timed out on
+	// Inline and have not returned (each holds the executor).
 	Stuck int64
 }
 
