@@ -82,7 +82,8 @@ type Options struct {
 	// in the queue until the pool grows. The pool calls it in FIFO order
 	// holding a lock that serializes hand-offs, so it must not run fn
 	// synchronously (a task submitting at size 0 would deadlock). Running a
-	// wrapper twice, or after Close dropped its task, does nothing.
+	// wrapper twice, after Close dropped its task or after a resize from 0
+	// moved it to the workers, does nothing.
 	Inline func(fn func())
 	// Now is the clock for latency and busy accounting. nil: New's
 	// time.Now plus the monotonic time since (one clock read per call
