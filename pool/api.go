@@ -18,7 +18,7 @@ var (
 	ErrClosed    = errors.New("pool: closed")
 	ErrQueueFull = errors.New("pool: queue full")
 	// ErrTimeout is what done gets (wrapped, naming the timeout) when a task
-	// ran past its timeout on a worker.
+	// ran past its timeout, on a worker or on Inline.
 	ErrTimeout = errors.New("pool: task timed out")
 )
 
@@ -53,7 +53,8 @@ type Options struct {
 	// in the queue until the pool grows. The pool calls it in FIFO order
 	// holding a lock that serializes hand-offs, so it must not run fn
 	// synchronously (a task submitting at size 0 would deadlock). Running a
-	// wrapper twice, or after Close dropped its task, does nothing.
+	// wrapper twice, after Close dropped its task or after a resize from 0
+	// moved it to the workers, does nothing.
 	Inline func(fn func())
 	// Now is the clock for latency and busy accounting. nil: New's
 	// time.Now plus the monotonic time since (one clock read per call
@@ -65,8 +66,10 @@ type Options struct {
 	// TaskTimeout limits the run time of every task Submit (and Do) queues,
 	// from the moment a worker starts it; 0 (or negative) means no limit.
 	// SubmitTimeout sets a task's own. Timeouts are kept with real-time
-	// timers (time.AfterFunc), not Now, and apply only on workers: a task run
-	// by Inline has none, as the pool cannot replace that goroutine.
+	// timers (time.AfterFunc), not Now. A task run by Inline past its
+	// timeout is counted TimedOut and its done gets ErrTimeout as on a
+	// worker, but the pool cannot replace the executor: it counts in Stuck
+	// until the task returns.
 	TaskTimeout time.Duration
 	// MaxAbandoned caps the goroutines abandoned at a time (still running a
 	// timed-out task after the pool replaced them): DefaultMaxAbandoned when
@@ -155,7 +158,8 @@ type Counts struct {
 	// workers and timed-out tasks regardless, as it starts no replacement).
 	Abandoned int64
 	// Stuck is how many workers hold their slot with a timed-out task
-	// because Abandoned was at the cap.
+	// because Abandoned was at the cap, plus the tasks that timed out on
+	// Inline and have not returned (each holds the executor).
 	Stuck int64
 }
 

@@ -163,7 +163,8 @@ func (p *Pool) Submit(fn func(), done func(err error)) error {
 // means none. A task that runs past it is counted TimedOut, done gets
 // ErrTimeout at once, and its goroutine is abandoned and replaced (or,
 // with Options.MaxAbandoned goroutines abandoned already, keeps its slot
-// until the task returns). A task run by Options.Inline has no timeout.
+// until the task returns). On Options.Inline it is counted and reported
+// the same, and the executor counts in Stuck until the task returns.
 func (p *Pool) SubmitTimeout(fn func(), timeout time.Duration, done func(err error)) error {
 	return p.submit(fn, max(timeout, 0), done)
 }
@@ -271,8 +272,10 @@ func (p *Pool) Inlines() bool { return p.inline != nil }
 // takes a queued task at once. Shrinking marks workers Retiring: idle ones
 // first, then busy ones, highest slot first in each group. An idle retiree
 // exits at once; a busy one exits after its current task. Resizing to 0 with
-// Options.Inline set hands every queued task to Inline, in order; tasks
-// handed to Inline stay there when the pool grows again.
+// Options.Inline set hands every queued task to Inline, in order; growing
+// from 0 takes back the tasks Inline has not started, in order, ahead of
+// any queued since (their wrappers, when Inline runs them, do nothing), so
+// no task waits on a Loop that a task holds while workers are free.
 func (p *Pool) Resize(n int) error {
 	if n < 0 || n > MaxSize {
 		return fmt.Errorf("%w: %d", ErrSize, n)
@@ -284,12 +287,15 @@ func (p *Pool) Resize(n int) error {
 		p.mu.Unlock()
 		return ErrClosed
 	}
+	if n > 0 {
+		p.unhandLocked()
+	}
 	p.resizeLocked(n)
 	var hand []*task
 	if n == 0 && p.inline != nil && p.queue.len() > 0 {
 		hand = make([]*task, 0, p.queue.len())
 		for t := p.popLocked(); t != nil; t = p.popLocked() {
-			t.state = stPending
+			t.state, t.loop = stPending, true
 			p.pending.pushBack(t)
 			hand = append(hand, t)
 		}

@@ -1,5 +1,7 @@
 package pool
 
+import "time"
+
 // submitInline hands t to Options.Inline, unless the size changed meanwhile.
 func (p *Pool) submitInline(t *task) error {
 	p.inlineMu.Lock()
@@ -18,6 +20,7 @@ func (p *Pool) submitInline(t *task) error {
 		p.mu.Unlock()
 		return ErrQueueFull
 	}
+	t.loop = true
 	p.pendLocked(t)
 	p.mu.Unlock()
 	p.inline(func() { p.runInline(t) })
@@ -36,7 +39,8 @@ func (p *Pool) pendLocked(t *task) {
 }
 
 // runInline is the wrapper Inline runs for t. It runs t unless Close dropped
-// it or it already ran.
+// it, Resize moved it to the workers or it already ran. A task with a
+// timeout run by Inline that runs past it is counted as expireInline says.
 func (p *Pool) runInline(t *task) {
 	p.mu.Lock()
 	if t.state != stPending {
@@ -48,12 +52,24 @@ func (p *Pool) runInline(t *task) {
 	p.queued--
 	p.running++
 	p.inlineWG.Add(1)
+	timed := t.loop && t.timeout > 0
+	if timed {
+		p.timerWG.Add(1) // under mu while !closed, as inlineWG: before Close waits
+	}
 	p.mu.Unlock()
 	t.unwatch()
 
 	ok := false
 	var terr error // what t returned
 	start := p.clock()
+	var timer *time.Timer // armed while t runs on Inline with a timeout
+	if timed {
+		timer = time.AfterFunc(t.timeout, func() {
+			defer p.recoverInternal()
+			defer p.timerWG.Done()
+			p.expireInline(t, start)
+		})
+	}
 	defer func() {
 		err := terr
 		if !ok {
@@ -61,17 +77,58 @@ func (p *Pool) runInline(t *task) {
 		}
 		end := p.clock()
 		p.mu.Lock()
-		p.running--
-		if err != nil {
+		late := t.state == stTimedOut
+		switch {
+		case late: // expireInline counted, recorded and reported t
+			p.stuck--
+		case err != nil:
+			t.state = stFinished
+			p.running--
 			p.failed++
-		} else {
+		default:
+			t.state = stFinished
+			p.running--
 			p.completed++
 		}
 		p.mu.Unlock()
-		p.record(t, start, end)
-		t.report(err)
+		if timer != nil && timer.Stop() {
+			p.timerWG.Done() // its function will not run
+		}
+		if !late {
+			p.record(t, start, end)
+			t.report(err)
+		}
 		p.inlineWG.Done()
 	}()
 	terr = t.call()
 	ok = true
+}
+
+// unhandLocked moves the tasks handed to Inline and not started to the
+// front of the queue, in the order they were handed, each as a fresh task
+// (the wrapper Inline holds keeps the old one, marked moved, so it never
+// runs a recycled task). Counts do not change: they were queued and stay
+// so. Per-task tasks stay with their goroutines. Callers hold inlineMu and
+// mu.
+func (p *Pool) unhandLocked() {
+	var moved []*task
+	for _, t := range p.pending.drain() {
+		if !t.loop {
+			p.pending.pushBack(t) // a per-task goroutine's, in order
+			continue
+		}
+		nt := p.taskLocked()
+		*nt = task{fn: t.fn, done: t.done, reply: t.reply, submitted: t.submitted, timeout: t.timeout}
+		*t = task{state: stMoved}
+		moved = append(moved, nt)
+	}
+	if len(moved) == 0 {
+		return
+	}
+	for t := p.queue.pop(); t != nil; t = p.queue.pop() {
+		moved = append(moved, t)
+	}
+	for _, t := range moved {
+		p.queue.push(t)
+	}
 }

@@ -27,7 +27,11 @@
 // is locked to) and a fresh worker goroutine takes the
 // slot at once. At most Options.MaxAbandoned goroutines are abandoned at a
 // time; a task timing out beyond that keeps its slot, Stuck, until it
-// returns.
+// returns. A task run by Inline times out the same way, but the executor
+// cannot be replaced: it counts in Stuck until the task returns. Tasks
+// handed to Inline and not started move to the workers when the pool grows
+// from 0, so none waits behind a task that holds the executor while
+// workers are free.
 //
 // # Submitting
 //

@@ -847,8 +847,9 @@ func TestInlineAccounting(t *testing.T) {
 	}
 }
 
-// Resizing to 0 hands the queue to Inline in order; growing again sends new
-// submissions to workers and leaves handed tasks with Inline.
+// Resizing to 0 hands the queue to Inline in order; growing again takes
+// the handed tasks back for the workers, ahead of new submissions (the
+// wrappers Inline holds then run nothing): order holds.
 func TestResizeToZeroHandsQueueToInline(t *testing.T) {
 	var ex manualExec
 	p := newPool(t, Options{Size: 1, Inline: ex.Post})
@@ -885,7 +886,7 @@ func TestResizeToZeroHandsQueueToInline(t *testing.T) {
 	}
 	add(4) // to the (un-retired, busy) worker's queue
 	if ex.len() != 4 {
-		t.Fatalf("Inline has %d tasks, want 4", ex.len())
+		t.Fatalf("Inline has %d wrappers, want 4", ex.len())
 	}
 	if s := p.Stats(); s.Queued != 5 || len(s.Workers) != 1 || s.Workers[0].Retiring {
 		t.Fatalf("%+v", s)

@@ -24,7 +24,8 @@ type task struct {
 	done      func(error)
 	reply     chan<- error  // Do's: gets what done would (cap 1); nil for Submit
 	submitted int64         // Pool.clock at Submit
-	timeout   time.Duration // run-time limit on a worker; 0 = none
+	timeout   time.Duration // run-time limit, on a worker or Inline; 0 = none
+	loop      bool          // handed to Options.Inline (not a per-task goroutine)
 
 	state taskState
 }
@@ -133,7 +134,8 @@ const (
 	stStarted                   // started by the Inline wrapper
 	stDropped                   // dropped by Close
 	stFinished                  // returned (or panicked) on a worker, counted
-	stTimedOut                  // ran past its timeout on a worker, counted
+	stTimedOut                  // ran past its timeout (on a worker or Inline), counted
+	stMoved                     // handed to Inline, then queued for a worker as a new task
 )
 
 // panicError wraps what recover returned. recover returns nil in a deferred

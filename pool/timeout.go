@@ -67,3 +67,23 @@ func (p *Pool) abandonLocked(w *worker) {
 	p.slots[w.slot] = nil
 	p.wg.Done()
 }
+
+// expireInline is the timer function of t, started on Inline at start: t
+// ran past its timeout, unless it has returned meanwhile. The Inline
+// executor (the Loop) cannot be replaced, so it is counted Stuck until t
+// returns, as a worker at the MaxAbandoned cap is; t is counted TimedOut,
+// its latency recorded up to now and its done called with ErrTimeout.
+func (p *Pool) expireInline(t *task, start int64) {
+	p.mu.Lock()
+	if t.state != stStarted { // returned first
+		p.mu.Unlock()
+		return
+	}
+	t.state = stTimedOut
+	p.running--
+	p.timedOut++
+	p.stuck++
+	p.mu.Unlock()
+	p.record(t, start, p.clock())
+	t.report(fmt.Errorf("%w: ran past %v on Inline", ErrTimeout, t.timeout))
+}

@@ -443,12 +443,14 @@ func TestCloseAbandonsTimedOutTasks(t *testing.T) {
 	waitUntil(t, "abandoned 0", func() bool { return p.Stats().Abandoned == 0 })
 }
 
-// At size 0 a task goes to Inline, where no timeout applies.
-func TestTimeoutNotAppliedInline(t *testing.T) {
+// At size 0 a task goes to Inline, where its timeout applies too: one
+// that returns within it completes, its timer stopped, nothing Stuck.
+// (One past it: TestInlineHangIsStuckAndQueuedMoveOnResize.)
+func TestTimeoutInlineReturnedFirst(t *testing.T) {
 	var ex manualExec
-	p := newPool(t, Options{Inline: ex.Post, TaskTimeout: time.Millisecond})
+	p := newPool(t, Options{Inline: ex.Post, TaskTimeout: time.Minute})
 	errs := make(chan error, 1)
-	if err := p.SubmitTimeout(func() { time.Sleep(20 * time.Millisecond) }, time.Millisecond, func(err error) { errs <- err }); err != nil {
+	if err := p.Submit(func() {}, func(err error) { errs <- err }); err != nil {
 		t.Fatal(err)
 	}
 	for _, fn := range ex.take() {
@@ -457,7 +459,8 @@ func TestTimeoutNotAppliedInline(t *testing.T) {
 	if err := recv(t, "done", errs); err != nil {
 		t.Fatalf("inline task: %v", err)
 	}
-	if s := p.Stats(); s.TimedOut != 0 || s.Completed != 1 {
+	p.timerWG.Wait() // the timer stopped, not left armed
+	if s := p.Stats(); s.TimedOut != 0 || s.Completed != 1 || s.Stuck != 0 {
 		t.Fatalf("%+v", s)
 	}
 }

@@ -114,7 +114,7 @@ flags:
   --interval D        sample and redraw period (default 250ms)
   --resolution D      Loop-delay probe period (default 10ms)
   --window D          sliding window of percentiles (default 5s)
-  --scale F           work size multiplier (default 1)
+  --scale F           work size multiplier, above 0 up to 1000 (default 1)
   --gomaxprocs N      start with GOMAXPROCS N (1..NumCPU) to emulate a smaller
                       machine (default: the runtime's; g, G and = change it live)
   --stall D           stall scenario: stall length (default 100ms)
@@ -247,6 +247,9 @@ func flagRanges() map[string]string {
 		"workers":    fmt.Sprintf("0..%d", session.MaxWorkers),
 		"gomaxprocs": fmt.Sprintf("1..%d (NumCPU)", runtime.NumCPU()),
 		"scale":      fmt.Sprintf("(0, %d]", maxScale),
+		"loops":      fmt.Sprintf("1..%d", scenarios.MaxLoops),
+		"jobs":       "1..256",
+		"load":       fmt.Sprintf("-%d..%d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps),
 	}
 }
 

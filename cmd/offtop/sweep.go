@@ -22,13 +22,16 @@ import (
 
 const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table
   --scenario NAME   workload (default server)
-  --workers LIST    pool sizes, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
-  --duration D      measured time per size (default 5s), after a short warm-up
-  --scale F         work size multiplier (default 1)
+  --workers LIST    pool sizes 0..256, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
+  --duration D      measured time per size, 1s or more (default 5s), after a
+                    short warm-up
+  --scale F         work size multiplier, above 0 up to 1000 (default 1)
   --repeat K        runs of each size (default 3, 1..100), interleaved 1,2,4,1,2,4,...
                     each on a fresh session; a row is the median of its runs
-  --load N          start each run N load steps up (] presses; negative: [);
-                    default the scenario's sweep load (io: +2, 160 calls/s)
+  --load N          start each run N load steps up (] presses; negative: [),
+                    -100..100, applied at once, a scenario's last level
+                    kept past it; default the scenario's sweep load (io: +2,
+                    160 calls/s)
   --fit             fit the USL to throughput (at least 4 sizes of 1 or more)
                     and recommend a size by the scenario's rule
   --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
@@ -36,9 +39,9 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     comparison) in HdrHistogram's interval log format; DIR
                     is checked writable before the first run, and a log that
                     fails later is named under the table ("hdr_log_missing")
-  --loops LIST      server: Loop counts too, e.g. 1,2: every size at each, rows
-                    named as seed 001 names them (plain, cluster, worker_threads,
-                    both)
+  --loops LIST      server: Loop counts 1..8 too, e.g. 1,2: every size at each,
+                    rows named as seed 001 names them (plain, cluster,
+                    worker_threads, both)
   --per-task        run every size twice: on the pool, then a goroutine per task
   --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table;
@@ -49,59 +52,11 @@ progress goes to stderr, the table to stdout
 
 // runSweep is `offtop sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("offtop sweep", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var c sweep.Config
-	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "")
-	workers := fs.String("workers", "0,1,2,4,8", "")
-	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
-	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
-	asJSON := fs.Bool("json", false, "")
-	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
-	fs.Var(decimal.Var(&c.Load, 0), "load", "")
-	fs.BoolVar(&c.Fit, "fit", false, "")
-	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
-	loops := fs.String("loops", "", "")
-	fs.BoolVar(&c.PerTask, "per-task", false, "")
-	checkSeeds := seedFlags(fs, &c.Base, nil)
-	err := fs.Parse(args)
+	c, asJSON, err := parseSweep(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return printed(fmt.Fprintln(stdout, sweepUsage))(stderr)
 	case err != nil:
-		return sweepUsageError(stderr, flagError(fs, err))
-	case fs.NArg() > 0:
-		return sweepUsageError(stderr, "unexpected argument: "+quote(fs.Arg(0)))
-	}
-	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
-		return sweepUsageError(stderr, fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
-	}
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
-	if seen["loops"] {
-		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
-			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
-			return sweepUsageError(stderr, fmt.Sprintf("--loops: %s: %s", why, quote(*loops)))
-		}
-	}
-	if err := checkSeeds(seen); err != nil {
-		return sweepUsageError(stderr, err.Error())
-	}
-	if msg := checkSizing(fs, &c, *repeat); msg != "" {
-		return sweepUsageError(stderr, msg)
-	}
-	if c.Duration < time.Second {
-		// Shorter runs hold fewer samples than a window needs (the
-		// session's window is derived from the duration).
-		return sweepUsageError(stderr, fmt.Sprintf("--duration: below 1s: %v", c.Duration))
-	}
-	if !(c.Base.Scale > 0 && c.Base.Scale <= maxScale) {
-		return sweepUsageError(stderr, fmt.Sprintf("--scale: out of range %s: %v", flagRanges()["scale"], c.Base.Scale))
-	}
-	if _, ok := scenarios.Lookup(c.Base.Scenario); !ok {
-		return sweepUsageError(stderr, fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
-	}
-	if err := checkScenarioFlags(c.Base.Scenario, seen); err != nil {
 		return sweepUsageError(stderr, err.Error())
 	}
 	// A signal stops the sweep after the rows so far, and the exit code
@@ -136,7 +91,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return exitCode(err, stderr)
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
@@ -157,6 +112,67 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// parseSweep turns sweep's command line into its config and --json.
+// Errors are *usageError, one line each, or flag.ErrHelp.
+func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
+	fs := flag.NewFlagSet("offtop sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "")
+	workers := fs.String("workers", "0,1,2,4,8", "")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
+	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
+	fs.Var(decimal.Var(&c.Load, 0), "load", "")
+	fs.BoolVar(&c.Fit, "fit", false, "")
+	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
+	loops := fs.String("loops", "", "")
+	fs.BoolVar(&c.PerTask, "per-task", false, "")
+	checkSeeds := seedFlags(fs, &c.Base, nil)
+	fail := func(msg string) (sweep.Config, bool, error) { return c, asJSON, usagef("%s", msg) }
+	err = fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return c, asJSON, flag.ErrHelp
+	case err != nil:
+		return fail(flagError(fs, err))
+	case fs.NArg() > 0:
+		return fail("unexpected argument: " + quote(fs.Arg(0)))
+	}
+	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
+		return fail(fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	if seen["loops"] {
+		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
+			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
+			return fail(fmt.Sprintf("--loops: %s: %s", why, quote(*loops)))
+		}
+	}
+	if err := checkSeeds(seen); err != nil {
+		return fail(err.Error())
+	}
+	if msg := checkSizing(fs, &c, *repeat); msg != "" {
+		return fail(msg)
+	}
+	if c.Duration < time.Second {
+		// Shorter runs hold fewer samples than a window needs (the
+		// session's window is derived from the duration).
+		return fail(fmt.Sprintf("--duration: below 1s: %v", c.Duration))
+	}
+	if !(c.Base.Scale > 0 && c.Base.Scale <= maxScale) {
+		return fail(fmt.Sprintf("--scale: out of range %s: %v", flagRanges()["scale"], c.Base.Scale))
+	}
+	if _, ok := scenarios.Lookup(c.Base.Scenario); !ok {
+		return fail(fmt.Sprintf("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Base.Scenario)))
+	}
+	if err := checkScenarioFlags(c.Base.Scenario, seen); err != nil {
+		return fail(err.Error())
+	}
+	return c, asJSON, nil
 }
 
 // sweepWorkersReason is ParseWorkers' error without its prefix.

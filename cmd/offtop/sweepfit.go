@@ -62,7 +62,7 @@ machine: before the first run and after the last, one thread per CPU spins for
   In --json: "machine" {run_delay_before, run_delay_after, run_delay_limit,
   busy}, shares 0..1.`
 
-// checkSizing checks --repeat, --fit and --hdr-log and fills c.Repeat and
+// checkSizing checks --repeat, --load, --fit and --hdr-log and fills c.Repeat and
 // c.Load (the scenario's sweep load unless --load was given); it returns
 // the one-line error, or "".
 func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
@@ -76,6 +76,8 @@ func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
 	c.Repeat = n
 	if !seen["load"] {
 		c.Load = scenarios.Sizing(c.Base.Scenario).SweepLoad
+	} else if c.Load < -scenarios.MaxLoadSteps || c.Load > scenarios.MaxLoadSteps {
+		return fmt.Sprintf("--load: out of range %s: %d", flagRanges()["load"], c.Load)
 	}
 	if c.Fit && (seen["loops"] || c.PerTask) {
 		return "--fit: fits one configuration's sizes, not with --loops or --per-task"

@@ -531,7 +531,7 @@ func (b *breakeven) Status() Status {
 // SetLoad steps the rounds of hashing per task through 1, 8, 64; the batch
 // in progress is abandoned.
 func (b *breakeven) SetLoad(delta int) {
-	i := int(b.roundsIdx.Load()) + delta
+	i := int(b.roundsIdx.Load()) + clampSteps(delta, len(breakevenRounds))
 	b.roundsIdx.Store(int32(min(max(i, 0), len(breakevenRounds)-1)))
 	b.gen.Add(1)
 }

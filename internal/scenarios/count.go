@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -288,6 +289,7 @@ func (c *count) Status() Status {
 // SetLoad halves (delta < 0) or doubles (delta > 0) the jobs per batch.
 func (c *count) SetLoad(delta int) {
 	j := c.jobs.Load()
+	delta = clampSteps(delta, bits.Len(countMaxJobs))
 	for ; delta > 0; delta-- {
 		j *= 2
 	}

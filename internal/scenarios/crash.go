@@ -384,7 +384,7 @@ func (c *crash) Status() Status {
 		Num("timed_out", "timed out", float64(a.timedOut)),
 		Num("hangs", "hangs sent", float64(c.hangs.Load())),
 		Num("abandoned", "abandoned now", float64(now.Abandoned)),
-		Num("stuck", "stuck at cap", float64(now.Stuck)),
+		Num("stuck", "stuck now", float64(now.Stuck)),
 	}
 	if based {
 		rs = append(rs, Num("replaced", "workers replaced", float64(now.Replaced-base.Replaced)))
@@ -404,7 +404,7 @@ func (c *crash) Status() Status {
 
 // SetLoad steps the panic share through 0, 1, 5, 10, 25 percent.
 func (c *crash) SetLoad(delta int) {
-	c.panics.Store(math.Float64bits(stepShare(c.panicPct(), delta)))
+	c.panics.Store(math.Float64bits(stepShare(c.panicPct(), clampSteps(delta, len(crashShares)))))
 }
 
 // Reset keeps the counts: they are the answer's check, like the pool's.

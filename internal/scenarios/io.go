@@ -295,7 +295,7 @@ func (s *ioScenario) Status() Status {
 
 // SetLoad steps the arrival rate through 10, 20, 40, 80, 160, 320 per s.
 func (s *ioScenario) SetLoad(delta int) {
-	i := int(s.rateIdx.Load()) + delta
+	i := int(s.rateIdx.Load()) + clampSteps(delta, len(ioRates))
 	s.rateIdx.Store(int32(min(max(i, 0), len(ioRates)-1)))
 	s.poke()
 }

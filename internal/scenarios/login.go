@@ -358,7 +358,7 @@ func (l *login) Status() Status {
 
 // SetLoad steps the burst size through 10, 20, 40, 80.
 func (l *login) SetLoad(delta int) {
-	i := min(max(l.burstIdx.Load()+int64(delta), 0), int64(len(loginBursts)-1))
+	i := min(max(l.burstIdx.Load()+int64(clampSteps(delta, len(loginBursts))), 0), int64(len(loginBursts)-1))
 	l.burstIdx.Store(i)
 }
 

@@ -313,7 +313,7 @@ func (s *server) Status() Status {
 func (s *server) SetLoad(delta int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.setClients(min(max(s.clients+delta, 1), maxClients))
+	s.setClients(min(max(s.clients+clampSteps(delta, maxClients), 1), maxClients))
 }
 
 func (s *server) Reset() {

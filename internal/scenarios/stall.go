@@ -144,7 +144,7 @@ func (s *stall) Status() Status {
 }
 
 func (s *stall) SetLoad(delta int) {
-	d := time.Duration(s.d.Load()) + time.Duration(delta)*10*time.Millisecond
+	d := time.Duration(s.d.Load()) + time.Duration(clampSteps(delta, int(s.period/(10*time.Millisecond))))*10*time.Millisecond
 	s.d.Store(int64(min(max(d, 10*time.Millisecond), s.period)))
 }
 

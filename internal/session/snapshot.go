@@ -113,7 +113,8 @@ type Pool struct {
 	Canceled   int64 `json:"canceled"`
 	// Abandoned is the goroutines abandoned now, still running a timed-out
 	// task; Stuck the workers holding their slot with one because
-	// Abandoned was at the pool's cap.
+	// Abandoned was at the pool's cap, and the tasks past their deadline
+	// holding the Loop (at size 0).
 	Abandoned int64 `json:"abandoned"`
 	Stuck     int64 `json:"stuck"`
 	// ThroughputPerSec is completed tasks per second over the window.

@@ -46,8 +46,9 @@ type Config struct {
 	// Repeat runs every size that many times, interleaved (Schedule);
 	// 0 means 1. Each row is then the median of its runs (combine).
 	Repeat int
-	// Load is the load step every run starts at: that many Load actions
-	// of +1 (] presses; negative: [) right after the session starts.
+	// Load is the load step every run starts at: that many ] presses
+	// (negative: [) applied as one Load action right after the session
+	// starts; past the scenario's last level it stays there.
 	Load int
 	// Fit fits the USL over the runs and picks a size (sizing.Recommend).
 	Fit bool
@@ -435,8 +436,8 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 		return Row{}, session.Snapshot{}, histograms{}, err
 	}
 	defer s.Close()
-	for range abs(c.Load) {
-		if err := s.Apply(session.Action{Kind: session.Load, N: sign(c.Load)}); err != nil {
+	if c.Load != 0 { // one action however many steps: the scenario saturates at its ends
+		if err := s.Apply(session.Action{Kind: session.Load, N: c.Load}); err != nil {
 			return Row{}, session.Snapshot{}, histograms{}, err
 		}
 	}
@@ -489,15 +490,6 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 	fill(&row, last, size, task, cols)
 	row.ArrivalPerS, row.ServiceMS = m.ArrivalPerS(), ptr(m.ServiceMS(row.ThroughputPerS))
 	return row, last, h, nil
-}
-
-func abs(n int) int { return max(n, -n) }
-
-func sign(n int) int {
-	if n < 0 {
-		return -1
-	}
-	return 1
 }
 
 // maxWarmup bounds the wait for a scenario's first answer.

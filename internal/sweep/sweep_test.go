@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +170,80 @@ func TestTableKeysDropTwins(t *testing.T) {
 	if got := io.tableKeys(); !slices.Equal(got, []string{"capacity_per_s"}) {
 		t.Errorf("io: %v", got)
 	}
+}
+
+// signalWriter closes wrote at its first Write: Run has printed a run's
+// progress line and is about to start that run's session.
+type signalWriter struct {
+	wrote chan struct{}
+	once  sync.Once
+}
+
+func (w *signalWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { close(w.wrote) })
+	return len(b), nil
+}
+
+// TestRunStopsInEveryPhase: a sweep whose load is the largest int (one
+// Load action, which the scenario saturates) stopped while its session
+// starts and takes the load, during the warm-up and during the
+// measurement returns context.Canceled within stopNotWaiting of the stop;
+// one left alone at the smallest int finishes its row. The 2 s bound is judged over the binary
+// in the shape tier (cmd/offtop TestShapeStopsWithin2s).
+func TestRunStopsInEveryPhase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real runs")
+	}
+	const stopNotWaiting = 8 * time.Second
+	c := Config{Base: session.Config{Scenario: "count", Scale: 0.05, Interval: 50 * time.Millisecond},
+		Workers: []int{1}, Duration: 2 * time.Second, Warmup: 500 * time.Millisecond, Load: math.MaxInt}
+	for _, phase := range []struct {
+		name  string
+		after time.Duration // after the progress line
+	}{{"setup", 0}, {"warm-up", 250 * time.Millisecond}, {"measuring", 1500 * time.Millisecond}} {
+		t.Run(phase.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			w := &signalWriter{wrote: make(chan struct{})}
+			type result struct {
+				res Result
+				err error
+			}
+			got := make(chan result, 1)
+			go func() {
+				res, err := Run(ctx, c, w)
+				got <- result{res, err}
+			}()
+			<-w.wrote
+			time.Sleep(phase.after) // where in the run the stop comes, not a timing assertion
+			cancel()
+			select {
+			case r := <-got:
+				if !errors.Is(r.err, context.Canceled) || !r.res.Interrupted {
+					t.Errorf("Run: %v, interrupted %v; want context.Canceled", r.err, r.res.Interrupted)
+				}
+			case <-time.After(stopNotWaiting):
+				t.Fatalf("Run has not returned %v after the stop", stopNotWaiting)
+			}
+		})
+	}
+	t.Run("to the end", func(t *testing.T) {
+		c := c
+		c.Load = math.MinInt // 1 job a batch: a first answer at once, however busy the machine
+		got := make(chan error, 1)
+		var res Result
+		go func() {
+			var err error
+			res, err = Run(context.Background(), c, io.Discard)
+			got <- err
+		}()
+		select {
+		case err := <-got:
+			if err != nil || len(res.Rows) != 1 || !res.Rows[0].Balanced || res.Load != math.MinInt {
+				t.Errorf("Run: %v, rows %+v, load %d", err, res.Rows, res.Load)
+			}
+		case <-time.After(maxWarmup + c.Duration + stopNotWaiting):
+			t.Fatal("a sweep of one 2s run has not finished")
+		}
+	})
 }

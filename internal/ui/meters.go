@@ -97,7 +97,11 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 		ms = ms[:capacity-1]
 	}
 	if len(ms) == 0 && rows > 0 {
-		out = append(out, theme.Faint.Render("no workers: tasks run inline on the Loop (press 1-9 for a pool)"))
+		line := theme.Faint.Render("no workers: tasks run inline on the Loop (press 1-9 for a pool)")
+		if s.Stuck > 0 { // no worker left: what is stuck holds the Loop
+			line = theme.Hot.Render(fmt.Sprintf("no workers; a stuck task holds the Loop: %d wait (1-9 moves them to a pool)", s.QueueDepth))
+		}
+		out = append(out, fit(line, w))
 		rows--
 	}
 	gap := strings.Repeat(" ", colGap)
