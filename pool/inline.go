@@ -117,8 +117,10 @@ func (p *Pool) unhandLocked() {
 			p.pending.pushBack(t) // a per-task goroutine's, in order
 			continue
 		}
+		t.unwatch() // a cancel already under way sees stMoved and leaves it
 		nt := p.taskLocked()
-		*nt = task{fn: t.fn, done: t.done, reply: t.reply, submitted: t.submitted, timeout: t.timeout}
+		*nt = task{fn: t.fn, efn: t.efn, ctx: t.ctx, done: t.done, reply: t.reply,
+			submitted: t.submitted, timeout: t.timeout, state: stWaiting}
 		*t = task{state: stMoved}
 		moved = append(moved, nt)
 	}
@@ -130,5 +132,6 @@ func (p *Pool) unhandLocked() {
 	}
 	for _, t := range moved {
 		p.queue.push(t)
+		p.watchLocked(t) // the moved ones: cancel takes them off the queue now
 	}
 }
