@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -81,25 +80,29 @@ type Options struct {
 	// probe's (10 ms when 0), Window the span of sliding percentiles (5 s
 	// when 0).
 	Interval, Resolution, Window time.Duration
-	// TokenDir is where the token file is made ($XDG_RUNTIME_DIR, else
-	// os.TempDir, when empty).
+	// TokenDir is where the token file is made (DefaultTokenDir when
+	// empty). attach looks in its own DefaultTokenDir only: another dir
+	// makes it need --token.
 	TokenDir string
 	// Logf logs the token file's path (log.Printf when nil).
 	Logf func(format string, args ...any)
 }
 
 // Info is what GET DefaultPath answers: enough for a client to know it
-// speaks to an offtop agent of its schema, and where the token is.
+// speaks to an offtop agent of its schema, and which process it is. It
+// names no path: attach finds the token file itself (see Security).
 type Info struct {
 	Agent   string `json:"agent"`   // always "offtop"
 	Schema  int    `json:"schema"`  // SchemaVersion of the stream's objects
 	Name    string `json:"name"`    // Options.Name (the stream's scenario field)
 	PID     int    `json:"pid"`     // the program's process id
 	Control bool   `json:"control"` // Options.Control: actions are taken, with the token
+	// StartTicks is when the program started: field 22 of /proc/PID/stat,
+	// clock ticks after boot; 0 where there is no /proc. With PID it
+	// names the process even after its pid is reused.
+	StartTicks uint64 `json:"start_ticks"`
 	// IntervalMS is the sampling period: a stream line comes this often.
 	IntervalMS int64 `json:"interval_ms"`
-	// TokenFile is the path of the token file; empty without Control.
-	TokenFile string `json:"token_file,omitempty"`
 }
 
 // Agent samples the program and serves its Snapshot stream. Make one with
@@ -109,6 +112,7 @@ type Agent struct {
 	s     *session.Session
 	info  Info
 	token string
+	file  string // the token file's path; "" without Control
 	hub   *hub
 	srv   *http.Server // Listen's, nil after New
 	ln    net.Listener
@@ -137,15 +141,16 @@ func New(o Options) (*Agent, error) {
 	}
 	a := &Agent{o: o, s: s, done: make(chan struct{})}
 	snap := s.Snapshot()
-	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: os.Getpid(), Control: o.Control,
-		IntervalMS: time.Duration(snap.Interval).Milliseconds()}
+	me := self()
+	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: me.PID, StartTicks: me.Start,
+		Control: o.Control, IntervalMS: time.Duration(snap.Interval).Milliseconds()}
 	if o.Control {
-		path, tok, err := writeToken(o.TokenDir)
+		path, tok, err := acquireToken(o.TokenDir)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		a.info.TokenFile, a.token = path, tok
+		a.file, a.token = path, tok
 		o.Logf("offtop agent: control token in %s (mode 0600)", path)
 	}
 	a.hub = newHub(s.Snapshot)
@@ -158,6 +163,10 @@ func New(o Options) (*Agent, error) {
 
 // Info is what the agent says about itself at DefaultPath.
 func (a *Agent) Info() Info { return a.info }
+
+// TokenFile is the token file's path (DefaultTokenDir or
+// Options.TokenDir, then TokenFileName); "" without Control.
+func (a *Agent) TokenFile() string { return a.file }
 
 // Mount serves the agent at DefaultPath on mux.
 func (a *Agent) Mount(mux *http.ServeMux) { mux.Handle(DefaultPath, a.Handler()) }
@@ -323,8 +332,8 @@ func (a *Agent) Close() {
 		}
 		a.s.Close() // closes Samples: the hub drops every client and returns
 		<-a.done
-		if a.info.TokenFile != "" {
-			_ = os.Remove(a.info.TokenFile)
+		if a.file != "" {
+			releaseToken(a.file)
 		}
 	})
 }

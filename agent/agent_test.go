@@ -80,7 +80,7 @@ func TestActionNeedsToken(t *testing.T) {
 	if n := p.Size(); n != 2 {
 		t.Fatalf("a refused resize changed the pool to %d", n)
 	}
-	path := a.Info().TokenFile
+	path := a.TokenFile()
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestActionNeedsToken(t *testing.T) {
 func TestNoControlIs403(t *testing.T) {
 	p := newPool(t, 2)
 	a, url := listen(t, Options{Pool: p})
-	if a.Info().TokenFile != "" {
+	if a.TokenFile() != "" {
 		t.Fatal("a token file without Control")
 	}
 	if code := post(t, url, "x", `{"kind":"set_workers","n":4}`); code != http.StatusForbidden {
@@ -285,7 +285,7 @@ func TestMeterThroughTheAgent(t *testing.T) {
 		Resize: func(n int) error { mu.Lock(); defer mu.Unlock(); size = n; return nil },
 	})
 	a, url := listen(t, Options{Pool: m, Control: true, Interval: 20 * time.Millisecond})
-	b, err := os.ReadFile(a.Info().TokenFile)
+	b, err := os.ReadFile(a.TokenFile())
 	if err != nil {
 		t.Fatal(err)
 	}

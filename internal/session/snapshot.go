@@ -222,6 +222,10 @@ type Link struct {
 	Disconnected time.Time
 	// Retry is why the last attempt to reconnect failed ("" before one).
 	Retry string
+	// Notice is a fact about the link the view must show while it holds:
+	// the agent is another process than the one first read, and what
+	// control is left ("" when none).
+	Notice string
 }
 
 // HistoryLen is how many samples of history a Snapshot carries.
