@@ -26,11 +26,11 @@ const DefaultPath = "/debug/offtop/"
 const (
 	// MaxBodyBytes bounds an action's request body.
 	MaxBodyBytes = 4 << 10
-	// ClientBuffer is how many encoded samples wait for one client; a
-	// client further behind is dropped.
+	// ClientBuffer is how many encoded samples wait for one client, and
+	// ClientBytes how many bytes; a client further behind is dropped.
 	ClientBuffer = 16
-	// WriteTimeout bounds one write to a stream client; past it the client
-	// is dropped.
+	ClientBytes  = 1 << 20
+	// WriteTimeout is Options.ClientTimeout's default.
 	WriteTimeout = 5 * time.Second
 	// MaxClients bounds the streams served at once; one more gets 503.
 	MaxClients = 16
@@ -80,6 +80,9 @@ type Options struct {
 	// probe's (10 ms when 0), Window the span of sliding percentiles (5 s
 	// when 0).
 	Interval, Resolution, Window time.Duration
+	// ClientTimeout bounds how long a stream client may leave a sample
+	// unread (WriteTimeout when 0): see the package doc, Security.
+	ClientTimeout time.Duration
 	// TokenDir is where the token file is made (DefaultTokenDir when
 	// empty). attach looks in its own DefaultTokenDir only: another dir
 	// makes it need --token.
@@ -228,16 +231,28 @@ func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer a.hub.leave(c)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	write := func(line []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
-		if _, err := w.Write(line); err != nil {
-			return false
+	timeout := a.o.ClientTimeout
+	if timeout <= 0 {
+		timeout = WriteTimeout
+	}
+	var write func([]byte) bool
+	gone := r.Context().Done()
+	if sc, closed, ok := hijackStream(w, timeout, time.Now); ok {
+		defer sc.Close()
+		gone = closed
+		write = func(line []byte) bool { return sc.write(line) == nil }
+	} else { // HTTP/2: its flow control bounds what waits for the client
+		rc := http.NewResponseController(w)
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		write = func(line []byte) bool {
+			_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := w.Write(line); err != nil {
+				return false
+			}
+			return rc.Flush() == nil
 		}
-		return rc.Flush() == nil
 	}
 	if !write(first) {
 		return
@@ -245,12 +260,13 @@ func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case line := <-c.lines:
+			c.bytes.Add(-int64(len(line)))
 			if !write(line) {
 				return
 			}
 		case <-c.dropped:
 			return
-		case <-r.Context().Done():
+		case <-gone:
 			return
 		}
 	}
