@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -305,5 +306,37 @@ func TestMeterThroughTheAgent(t *testing.T) {
 	}
 	if w := a.s.Snapshot().Workers; w != 5 {
 		t.Fatalf("snapshot says %d workers, want 5", w)
+	}
+}
+
+// TestActionsSaturateOverHTTP: add_workers and add_gomaxprocs with n at
+// the ends of int64 end at the ends of their ranges, not wrapped.
+func TestActionsSaturateOverHTTP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	p := newPool(t, 2)
+	a, url := listen(t, Options{Pool: p, Control: true})
+	b, err := os.ReadFile(a.TokenFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSpace(string(b))
+	for _, c := range []struct {
+		body     string
+		size, mp int
+	}{
+		{`{"kind":"add_workers","n":9223372036854775807}`, session.MaxWorkers, 0},
+		{`{"kind":"add_workers","n":-9223372036854775808}`, 0, 0},
+		{`{"kind":"add_gomaxprocs","n":9223372036854775807}`, -1, runtime.NumCPU()},
+		{`{"kind":"add_gomaxprocs","n":-9223372036854775808}`, -1, 1},
+	} {
+		if code := post(t, url, tok, c.body); code != http.StatusOK {
+			t.Fatalf("%s: %d", c.body, code)
+		}
+		if c.size >= 0 && p.Size() != c.size {
+			t.Errorf("%s: pool size %d, want %d", c.body, p.Size(), c.size)
+		}
+		if c.mp > 0 && runtime.GOMAXPROCS(0) != c.mp {
+			t.Errorf("%s: GOMAXPROCS %d, want %d", c.body, runtime.GOMAXPROCS(0), c.mp)
+		}
 	}
 }
