@@ -24,7 +24,9 @@
 //     version, its process (pid, start_ticks), whether it takes control.
 //     It names no file: a client finds the token itself (Security).
 //   - GET /debug/offtop/stream : the Snapshot stream, as JSON Lines over a
-//     chunked HTTP response (Content-Type application/x-ndjson): the newest
+//     streamed HTTP response (Content-Type application/x-ndjson; over
+//     HTTP/1.1 with "Connection: close", the body running until the
+//     connection closes, not chunked): the newest
 //     sample at once, then one object per sample (every Options.Interval),
 //     each the same object `offtop --headless` prints, with a "schema" field
 //     giving its version (docs/json-lines.md).

@@ -69,8 +69,8 @@ type Options struct {
 	// Token is the agent's control token; empty: find the agent's token
 	// file on this machine (see the package doc), if it can be read.
 	Token string
-	// TokenDir is where token files are looked for (DefaultTokenDir when
-	// empty).
+	// TokenDir is where token files are looked for (agent.DefaultTokenDir
+	// when empty).
 	TokenDir string
 }
 
