@@ -44,6 +44,7 @@ func hijackStream(w http.ResponseWriter, timeout time.Duration, now func() time.
 	if err != nil {
 		return nil, nil, false
 	}
+	_ = conn.SetDeadline(time.Time{}) // the server's ReadTimeout no longer ends it
 	s := &streamConn{conn: conn, timeout: timeout, now: now}
 	under := conn
 	if tc, ok := conn.(*tls.Conn); ok {

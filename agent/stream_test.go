@@ -15,7 +15,8 @@ import (
 
 // mounted serves an agent as a program does, on a server of its own
 // (not Listen: the server's connections are the OS's defaults).
-func mounted(t *testing.T, o Options) (*Agent, *httptest.Server) {
+// readTimeout is the server's ReadTimeout (none when 0).
+func mounted(t *testing.T, o Options, readTimeout ...time.Duration) (*Agent, *httptest.Server) {
 	t.Helper()
 	if o.Logf == nil {
 		o.Logf = t.Logf
@@ -26,7 +27,11 @@ func mounted(t *testing.T, o Options) (*Agent, *httptest.Server) {
 	}
 	mux := http.NewServeMux()
 	a.Mount(mux)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	for _, d := range readTimeout {
+		srv.Config.ReadTimeout = d
+	}
+	srv.Start()
 	t.Cleanup(func() { a.Close(); srv.CloseClientConnections(); srv.Close() })
 	return a, srv
 }
@@ -93,11 +98,12 @@ func TestClientsThatNeverReadAreDropped(t *testing.T) {
 }
 
 // TestReadingClientKept: a client that reads every sample is never
-// dropped, at a sampling period below ClientTimeout and at one above.
+// dropped, at a sampling period below ClientTimeout and at one above,
+// nor when the program's server has a ReadTimeout shorter than the run.
 func TestReadingClientKept(t *testing.T) {
 	for _, iv := range []time.Duration{10 * time.Millisecond, 1200 * time.Millisecond} {
 		const timeout = time.Second
-		_, srv := mounted(t, Options{Pool: newPool(t, 1), Interval: iv, ClientTimeout: timeout})
+		_, srv := mounted(t, Options{Pool: newPool(t, 1), Interval: iv, ClientTimeout: timeout}, 500*time.Millisecond)
 		resp, err := http.Get(srv.URL + DefaultPath + "stream")
 		if err != nil {
 			t.Fatal(err)
