@@ -17,7 +17,7 @@ func TestLinkNotesSkipDisconnected(t *testing.T) {
 	live := session.Snapshot{Pool: session.Pool{Workers: 2}, Link: session.Link{Remote: "127.0.0.1:7070"}}
 	gone := session.Snapshot{Link: session.Link{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}}
 	other := live
-	other.Notice = "another process at 127.0.0.1:7070 since 09:12:04: pid 42 (was pid 41)"
+	other.Notice = "127.0.0.1:7070 is another process since 09:12:04: pid 42 (was pid 41)"
 	for i, c := range []struct {
 		s    session.Snapshot
 		skip bool

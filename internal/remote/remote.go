@@ -37,6 +37,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -266,6 +267,9 @@ func identify(info agent.Info, raddr net.Addr) (peerID, string) {
 		return says, "the agent is not on a loopback address of this machine"
 	}
 	st, err := peer.StartTicks(info.PID)
+	if errors.Is(err, os.ErrNotExist) {
+		return says, fmt.Sprintf("no pid %d runs on this machine", info.PID)
+	}
 	if err != nil {
 		return says, fmt.Sprintf("pid %d: %v", info.PID, err)
 	}
@@ -312,12 +316,12 @@ func (c *Client) connect() (stream, error) {
 	if err != nil {
 		return stream{}, err
 	}
-	id, why := identify(info, raddr)
+	id, idWhy := identify(info, raddr)
 	c.mu.Lock()
 	was := c.peer
 	c.mu.Unlock()
 	same := !was.seen || id.sameAs(was)
-	tok, why := c.tokenFor(info, id, why, same)
+	tok, why := c.tokenFor(info, id, idWhy, same)
 	ctx, cancel := context.WithCancel(c.ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+"stream", nil)
 	if err != nil {
@@ -337,6 +341,9 @@ func (c *Client) connect() (stream, error) {
 	c.mu.Lock()
 	c.info, c.token, c.peer, c.why = info, tok, id, why
 	if !same {
+		if idWhy != "" { // the short reason
+			why = idWhy
+		}
 		c.notice = changedNotice(c.addr, was, id, tok != "", why)
 	}
 	c.mu.Unlock()
@@ -350,17 +357,18 @@ func (c *Client) connect() (stream, error) {
 // changedNotice says that the agent at addr is not the process was, and
 // what control is left.
 func changedNotice(addr string, was, now peerID, token bool, why string) string {
-	what := fmt.Sprintf("another process at %s since %s: pid %d (was pid %d)", addr, time.Now().Format("15:04:05"), now.proc.PID, was.proc.PID)
+	at := time.Now().Format("15:04:05")
+	what := fmt.Sprintf("%s is another process since %s: pid %d (was pid %d)", addr, at, now.proc.PID, was.proc.PID)
 	if now.proc == was.proc {
-		what = fmt.Sprintf("the agent at %s since %s could not be checked to be pid %d", addr, time.Now().Format("15:04:05"), was.proc.PID)
+		what = fmt.Sprintf("%s could not be checked to be pid %d since %s", addr, was.proc.PID, at)
 	}
-	if token {
+	switch {
+	case token:
 		return what + "; its own token file read"
-	}
-	if why == "" {
+	case why == "":
 		return what
 	}
-	return what + "; no token sent: " + why
+	return what + ": no token sent (" + why + ")"
 }
 
 // fetchInfo reads the agent's Info and the address it answered from.
