@@ -348,3 +348,26 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 		t.Errorf("the token given sent to another process: %v, want ErrRefused", err)
 	}
 }
+
+// TestChangedNotice: the notice names what changed: another pid, the same
+// pid not checked (an impostor claiming it, whatever start it says), the
+// same pid started anew.
+func TestChangedNotice(t *testing.T) {
+	was := peerID{proc: peer.Process{PID: 41, Start: 7}, checked: true, seen: true}
+	for _, c := range []struct {
+		now   peerID
+		token bool
+		why   string
+		want  string
+	}{
+		{peerID{proc: peer.Process{PID: 42, Start: 9}, checked: true}, true, "", "is another process since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 7}}, false, "no pid 41 runs", "could not be checked to be pid 41 since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 8}}, false, "no pid 41 runs", "could not be checked to be pid 41 since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 8}, checked: true}, true, "", "pid 41 again, started anew; its own token file read"},
+	} {
+		got := changedNotice("127.0.0.1:7070", was, c.now, c.token, c.why)
+		if !strings.HasPrefix(got, "127.0.0.1:7070 ") || !strings.Contains(got, c.want) || c.why != "" && !strings.HasSuffix(got, ": no token sent ("+c.why+")") {
+			t.Errorf("%+v: %q, want %q", c.now, got, c.want)
+		}
+	}
+}

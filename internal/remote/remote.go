@@ -359,8 +359,11 @@ func (c *Client) connect() (stream, error) {
 func changedNotice(addr string, was, now peerID, token bool, why string) string {
 	at := time.Now().Format("15:04:05")
 	what := fmt.Sprintf("%s is another process since %s: pid %d (was pid %d)", addr, at, now.proc.PID, was.proc.PID)
-	if now.proc == was.proc {
+	switch {
+	case now.proc.PID == was.proc.PID && !now.checked:
 		what = fmt.Sprintf("%s could not be checked to be pid %d since %s", addr, was.proc.PID, at)
+	case now.proc.PID == was.proc.PID:
+		what = fmt.Sprintf("%s is another process since %s: pid %d again, started anew", addr, at, now.proc.PID)
 	}
 	switch {
 	case token:
