@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,11 +25,11 @@ const DefaultPath = "/debug/offtop/"
 const (
 	// MaxBodyBytes bounds an action's request body.
 	MaxBodyBytes = 4 << 10
-	// ClientBuffer is how many encoded samples wait for one client; a
-	// client further behind is dropped.
+	// ClientBuffer is how many encoded samples wait for one client, and
+	// ClientBytes how many bytes; a client further behind is dropped.
 	ClientBuffer = 16
-	// WriteTimeout bounds one write to a stream client; past it the client
-	// is dropped.
+	ClientBytes  = 1 << 20
+	// WriteTimeout is Options.ClientTimeout's default.
 	WriteTimeout = 5 * time.Second
 	// MaxClients bounds the streams served at once; one more gets 503.
 	MaxClients = 16
@@ -80,25 +79,32 @@ type Options struct {
 	// probe's (10 ms when 0), Window the span of sliding percentiles (5 s
 	// when 0).
 	Interval, Resolution, Window time.Duration
-	// TokenDir is where the token file is made ($XDG_RUNTIME_DIR, else
-	// os.TempDir, when empty).
+	// ClientTimeout bounds how long a stream client may leave a sample
+	// unread (WriteTimeout when 0): see the package doc, Security.
+	ClientTimeout time.Duration
+	// TokenDir is where the token file is made (DefaultTokenDir when
+	// empty). attach looks in its own DefaultTokenDir only: another dir
+	// makes it need --token.
 	TokenDir string
 	// Logf logs the token file's path (log.Printf when nil).
 	Logf func(format string, args ...any)
 }
 
 // Info is what GET DefaultPath answers: enough for a client to know it
-// speaks to an offtop agent of its schema, and where the token is.
+// speaks to an offtop agent of its schema, and which process it is. It
+// names no path: attach finds the token file itself (see Security).
 type Info struct {
 	Agent   string `json:"agent"`   // always "offtop"
 	Schema  int    `json:"schema"`  // SchemaVersion of the stream's objects
 	Name    string `json:"name"`    // Options.Name (the stream's scenario field)
 	PID     int    `json:"pid"`     // the program's process id
 	Control bool   `json:"control"` // Options.Control: actions are taken, with the token
+	// StartTicks is when the program started: field 22 of /proc/PID/stat,
+	// clock ticks after boot; 0 where there is no /proc. With PID it
+	// names the process even after its pid is reused.
+	StartTicks uint64 `json:"start_ticks"`
 	// IntervalMS is the sampling period: a stream line comes this often.
 	IntervalMS int64 `json:"interval_ms"`
-	// TokenFile is the path of the token file; empty without Control.
-	TokenFile string `json:"token_file,omitempty"`
 }
 
 // Agent samples the program and serves its Snapshot stream. Make one with
@@ -108,6 +114,7 @@ type Agent struct {
 	s     *session.Session
 	info  Info
 	token string
+	file  string // the token file's path; "" without Control
 	hub   *hub
 	srv   *http.Server // Listen's, nil after New
 	ln    net.Listener
@@ -136,15 +143,16 @@ func New(o Options) (*Agent, error) {
 	}
 	a := &Agent{o: o, s: s, done: make(chan struct{})}
 	snap := s.Snapshot()
-	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: os.Getpid(), Control: o.Control,
-		IntervalMS: time.Duration(snap.Interval).Milliseconds()}
+	me := self()
+	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: me.PID, StartTicks: me.Start,
+		Control: o.Control, IntervalMS: time.Duration(snap.Interval).Milliseconds()}
 	if o.Control {
-		path, tok, err := writeToken(o.TokenDir)
+		path, tok, err := acquireToken(o.TokenDir)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		a.info.TokenFile, a.token = path, tok
+		a.file, a.token = path, tok
 		o.Logf("offtop agent: control token in %s (mode 0600)", path)
 	}
 	a.hub = newHub(s.Snapshot)
@@ -172,6 +180,10 @@ func accounted(p pool.Accounted) pool.Accounted {
 
 // Info is what the agent says about itself at DefaultPath.
 func (a *Agent) Info() Info { return a.info }
+
+// TokenFile is the token file's path (DefaultTokenDir or
+// Options.TokenDir, then TokenFileName); "" without Control.
+func (a *Agent) TokenFile() string { return a.file }
 
 // Mount serves the agent at DefaultPath on mux.
 func (a *Agent) Mount(mux *http.ServeMux) { mux.Handle(DefaultPath, a.Handler()) }
@@ -233,16 +245,28 @@ func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer a.hub.leave(c)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	write := func(line []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
-		if _, err := w.Write(line); err != nil {
-			return false
+	timeout := a.o.ClientTimeout
+	if timeout <= 0 {
+		timeout = WriteTimeout
+	}
+	var write func([]byte) bool
+	gone := r.Context().Done()
+	if sc, closed, ok := hijackStream(w, timeout, time.Now); ok {
+		defer sc.Close()
+		gone = closed
+		write = func(line []byte) bool { return sc.write(line) == nil }
+	} else { // HTTP/2: its flow control bounds what waits for the client
+		rc := http.NewResponseController(w)
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		write = func(line []byte) bool {
+			_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := w.Write(line); err != nil {
+				return false
+			}
+			return rc.Flush() == nil
 		}
-		return rc.Flush() == nil
 	}
 	if !write(first) {
 		return
@@ -250,12 +274,13 @@ func (a *Agent) serveStream(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case line := <-c.lines:
+			c.bytes.Add(-int64(len(line)))
 			if !write(line) {
 				return
 			}
 		case <-c.dropped:
 			return
-		case <-r.Context().Done():
+		case <-gone:
 			return
 		}
 	}
@@ -337,8 +362,8 @@ func (a *Agent) Close() {
 		}
 		a.s.Close() // closes Samples: the hub drops every client and returns
 		<-a.done
-		if a.info.TokenFile != "" {
-			_ = os.Remove(a.info.TokenFile)
+		if a.file != "" {
+			releaseToken(a.file)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -87,7 +88,7 @@ func TestActionNeedsToken(t *testing.T) {
 	if n := p.Size(); n != 2 {
 		t.Fatalf("a refused resize changed the pool to %d", n)
 	}
-	path := a.Info().TokenFile
+	path := a.TokenFile()
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestActionNeedsToken(t *testing.T) {
 func TestNoControlIs403(t *testing.T) {
 	p := newPool(t, 2)
 	a, url := listen(t, Options{Pool: p})
-	if a.Info().TokenFile != "" {
+	if a.TokenFile() != "" {
 		t.Fatal("a token file without Control")
 	}
 	if code := post(t, url, "x", `{"kind":"set_workers","n":4}`); code != http.StatusForbidden {
@@ -294,7 +295,7 @@ func TestMeterThroughTheAgent(t *testing.T) {
 		Resize: func(n int) error { mu.Lock(); defer mu.Unlock(); size = n; return nil },
 	})
 	a, url := listen(t, Options{Pool: m, Control: true, Interval: 20 * time.Millisecond})
-	b, err := os.ReadFile(a.Info().TokenFile)
+	b, err := os.ReadFile(a.TokenFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,4 +370,36 @@ func tokenOf(t *testing.T, a *Agent) string {
 		t.Fatal("no token: the agent has no control")
 	}
 	return a.token
+}
+
+// TestActionsSaturateOverHTTP: add_workers and add_gomaxprocs with n at
+// the ends of int64 end at the ends of their ranges, not wrapped.
+func TestActionsSaturateOverHTTP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	p := newPool(t, 2)
+	a, url := listen(t, Options{Pool: p, Control: true})
+	b, err := os.ReadFile(a.TokenFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSpace(string(b))
+	for _, c := range []struct {
+		body     string
+		size, mp int
+	}{
+		{`{"kind":"add_workers","n":9223372036854775807}`, session.MaxWorkers, 0},
+		{`{"kind":"add_workers","n":-9223372036854775808}`, 0, 0},
+		{`{"kind":"add_gomaxprocs","n":9223372036854775807}`, -1, runtime.NumCPU()},
+		{`{"kind":"add_gomaxprocs","n":-9223372036854775808}`, -1, 1},
+	} {
+		if code := post(t, url, tok, c.body); code != http.StatusOK {
+			t.Fatalf("%s: %d", c.body, code)
+		}
+		if c.size >= 0 && p.Size() != c.size {
+			t.Errorf("%s: pool size %d, want %d", c.body, p.Size(), c.size)
+		}
+		if c.mp > 0 && runtime.GOMAXPROCS(0) != c.mp {
+			t.Errorf("%s: GOMAXPROCS %d, want %d", c.body, runtime.GOMAXPROCS(0), c.mp)
+		}
+	}
 }

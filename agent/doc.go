@@ -21,9 +21,12 @@
 // Under DefaultPath (/debug/offtop/):
 //
 //   - GET /debug/offtop/ : an Info object (JSON): the agent, its schema
-//     version, whether it takes control, and the token file's path.
+//     version, its process (pid, start_ticks), whether it takes control.
+//     It names no file: a client finds the token itself (Security).
 //   - GET /debug/offtop/stream : the Snapshot stream, as JSON Lines over a
-//     chunked HTTP response (Content-Type application/x-ndjson): the newest
+//     streamed HTTP response (Content-Type application/x-ndjson; over
+//     HTTP/1.1 with "Connection: close", the body running until the
+//     connection closes, not chunked): the newest
 //     sample at once, then one object per sample (every Options.Interval),
 //     each the same object `offtop --headless` prints, with a "schema" field
 //     giving its version (docs/json-lines.md).
@@ -45,16 +48,65 @@
 // address unless Options.AllowRemote is set (a request on another one gets
 // 403), and Listen refuses to bind another address without it
 // (ErrNotLoopback). Control is off unless Options.Control; with it, New
-// creates a random token for this process in a file only the user can
-// read (0600, in $XDG_RUNTIME_DIR or the temp dir), logs the file's path,
-// and removes it on Close. Reading the stream needs no token: it shows
-// figures, and changes nothing.
+// creates a random token for this process (32 random bytes, 64 hex
+// digits, then a newline) in a new file only the user can read, and logs
+// the file's path:
+//
+//	DIR/offtop-agent-PID-START.token
+//
+// DIR is Options.TokenDir, else $XDG_RUNTIME_DIR, else os.TempDir()
+// ($TMPDIR, else /tmp): DefaultTokenDir. PID is the process id, START
+// field 22 of /proc/PID/stat (clock ticks after boot when the process
+// started; 0 where there is no /proc): TokenFileName. The file is created
+// with O_CREAT|O_EXCL, mode 0600; the agents of one process in one DIR
+// share it, and the last one's Close removes it. Before making it, New
+// removes the stale token files in DIR: regular files of the user whose
+// name is TokenFileName's for a process not running (no such pid, or the
+// pid started at another time: a program killed before Close), and
+// the one with its own name no agent of this process holds. Info gives
+// PID and START (pid, start_ticks) and no path.
+//
+// `offtop attach` never reads a file the agent names. Without --token it
+// looks for the token where the agent on this machine writes it, and
+// sends it only to that process: on Linux, when the agent answers on a
+// loopback address and the process Info names (pid, start_ticks, checked
+// against /proc/PID/stat) holds the socket listening there (its inode in
+// /proc/net/tcp or tcp6, at that address or the wildcard, among
+// /proc/PID/fd), attach reads DefaultTokenDir()/TokenFileName(pid, start)
+// of its own environment, and only if it is a regular file (not a
+// symbolic link, one hard link), the user's, mode 0600, at most 256
+// bytes, holding letters, digits and -._~+/= (opened O_NOFOLLOW and
+// O_NONBLOCK, checked again on the open file). Anything else (another
+// host, a pid that does not hold the listener, a device, a FIFO, a link,
+// another mode, a larger file, another DIR, a system without /proc) and
+// attach sends no token: control needs --token. Each connection that
+// carries the token is checked again when made. After a reconnect the
+// agent must be the same process (pid and start time) before the token,
+// found or given, is sent again; the screen says when it is another
+// process, and a new process checked as above gets its own token.
+//
+// Reading the stream needs no token: it shows figures, and changes
+// nothing.
 //
 // A slow client never slows the program nor the other clients: samples
-// are encoded once and handed to each client's buffer of ClientBuffer
-// lines without waiting; a client whose buffer is full, or whose write
-// does not finish within WriteTimeout, is dropped. At most MaxClients
-// streams are served at once.
+// are encoded once and handed to each client's buffer without waiting; a
+// client with ClientBuffer lines or ClientBytes bytes waiting there is
+// dropped. At most MaxClients streams are served at once, so a client
+// that takes no sample must not keep its slot: whatever server the agent
+// is mounted on, it takes each stream's connection from the server
+// (Hijack; HTTP/1.1), sets the socket's send buffer to ConnWriteBuffer,
+// and drops the client when a write does not finish within
+// Options.ClientTimeout (WriteTimeout, 5 s, when 0) or, on Linux, when a
+// sample it was sent is still unread ClientTimeout after it was written,
+// checked at each sample. Unread is what this end's socket still holds
+// (SIOCOUTQ) and what the client's kernel holds unread (its receive
+// window below the widest it offered, TCP_INFO); that window moves in
+// steps (up to 64 KiB on loopback), so a client that never reads is
+// dropped within ClientTimeout plus one sample interval after such a step
+// of samples has reached it: with the defaults, 16 clients that never
+// read freed their slots of a mounted agent in 9 s. Elsewhere, and over
+// HTTP/2 (which cannot be hijacked: its flow control bounds what waits),
+// only the write deadline drops it, once the buffers are full.
 //
 // # Cost
 //

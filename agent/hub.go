@@ -3,12 +3,14 @@ package agent
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/offtop/offtop/internal/session"
 )
 
 // hub hands each sample, encoded once, to every stream client without
-// waiting for any: a client whose buffer is full is dropped.
+// waiting for any: a client with ClientBuffer lines or ClientBytes
+// waiting is dropped.
 type hub struct {
 	latest func() session.Snapshot
 
@@ -17,10 +19,12 @@ type hub struct {
 	closed  bool
 }
 
-// client is one stream: lines waiting for it, and dropped, closed when the
-// hub lets it go (too slow, or the agent closing).
+// client is one stream: lines waiting for it (bytes: their length), and
+// dropped, closed when the hub lets it go (too slow, or the agent
+// closing).
 type client struct {
 	lines   chan []byte
+	bytes   atomic.Int64
 	dropped chan struct{}
 }
 
@@ -72,6 +76,10 @@ func (h *hub) run(samples <-chan session.Snapshot) {
 		if len(h.clients) > 0 { // no client: no encoding
 			b := line(s)
 			for c := range h.clients {
+				if c.bytes.Add(int64(len(b))) > ClientBytes {
+					h.dropLocked(c)
+					continue
+				}
 				select {
 				case c.lines <- b:
 				default: // ClientBuffer lines behind: let it go

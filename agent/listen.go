@@ -25,8 +25,9 @@ func CheckLoopback(addr string) error {
 }
 
 // ConnWriteBuffer is the kernel send buffer of each connection Listen's
-// server accepts: with ClientBuffer, what one stream client that stops
-// reading may hold (the OS default grows to megabytes).
+// server accepts, and of each stream's connection wherever the agent is
+// mounted: with ClientBytes, what one stream client that stops reading
+// may hold on this end (the OS default grows to megabytes).
 const ConnWriteBuffer = 64 << 10
 
 // Listen starts an agent (New) and serves it at DefaultPath on its own

@@ -23,7 +23,8 @@ type attachOptions struct {
 const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent
   ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)
 flags:
-  --token T           the agent's control token (default: read the token file the agent names)
+  --token T           the agent's control token (default: the agent's token file on this
+                      machine, read only when the agent is checked to be that process)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
   --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
   --duration D        stop after D (default: run until q)
@@ -93,7 +94,7 @@ func parseAttach(args []string) (options, string, error) {
 	seen := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
 	if seen["token"] && *token == "" {
-		return o, "", usagef("attach: --token: empty (leave it out to read the token file the agent names)")
+		return o, "", usagef("attach: --token: empty (leave it out to read the agent's token file)")
 	}
 	if seen["keys"] && *keys == "" {
 		return o, "", usagef("attach: --keys: empty (leave it out to type the keys)")
@@ -197,11 +198,13 @@ type linkNotes struct {
 	earlier    int    // programs replaced on the address, at the last live sample
 	outOfRange int64  // the newest sample's Link.OutOfRange
 	remote     string // where they came from
+	notice     string // the link's Notice last said
 }
 
 // skip reports whether s is a disconnected marker (to write no line for),
-// saying so once per break, and that the link is back at the next sample,
-// to another program when it is one (Earlier grew).
+// saying so once per break, that the link is back at the next sample (to
+// another program when it is one: Earlier grew), and the link's Notice
+// when it changes.
 func (l *linkNotes) skip(s session.Snapshot) bool {
 	switch {
 	case !s.Disconnected.IsZero():
@@ -227,6 +230,10 @@ func (l *linkNotes) skip(s session.Snapshot) bool {
 		}
 		l.outOfRange, l.remote = s.OutOfRange, s.Remote
 	}
+	if s.Notice != l.notice && s.Notice != "" {
+		fmt.Fprintf(l.w, "offtop: %s\n", s.Notice)
+	}
+	l.notice = s.Notice
 	return false
 }
 

@@ -16,16 +16,19 @@ func TestLinkNotesSkipDisconnected(t *testing.T) {
 	l := linkNotes{w: &b}
 	live := session.Snapshot{Pool: session.Pool{Workers: 2}, Link: session.Link{Remote: "127.0.0.1:7070"}}
 	gone := session.Snapshot{Link: session.Link{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}}
+	other := live
+	other.Notice = "127.0.0.1:7070 is another process since 09:12:04: pid 42 (was pid 41)"
 	for i, c := range []struct {
 		s    session.Snapshot
 		skip bool
-	}{{live, false}, {gone, true}, {gone, true}, {live, false}, {live, false}} {
+	}{{live, false}, {gone, true}, {gone, true}, {live, false}, {live, false}, {other, false}, {other, false}} {
 		if got := l.skip(c.s); got != c.skip {
 			t.Fatalf("sample %d: skip %v, want %v", i, got, c.skip)
 		}
 	}
 	want := "offtop: disconnected from 127.0.0.1:7070 at 09:12:03; reconnecting every 500ms\n" +
-		"offtop: reconnected to 127.0.0.1:7070\n"
+		"offtop: reconnected to 127.0.0.1:7070\n" +
+		"offtop: " + other.Notice + "\n"
 	if b.String() != want {
 		t.Fatalf("notes:\n%s\nwant:\n%s", b.String(), want)
 	}

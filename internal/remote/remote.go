@@ -8,6 +8,21 @@
 // program that comes back (a new process on the same address: new token,
 // new figures) is read again, its token file found again unless a token
 // was given.
+//
+// The token goes only to the process it is for. Without Options.Token
+// the client finds the agent's token file itself, never at a path the
+// agent names: on Linux, when the agent is on a loopback address and the
+// process it says it is (Info's pid and start_ticks) holds the socket
+// listening there (/proc/net/tcp{,6} and /proc/PID/fd), it reads
+// agent.DefaultTokenDir()/agent.TokenFileName(pid, start) if that is a
+// regular file of the user's, mode 0600, one name, at most
+// peer.MaxTokenBytes (peer.ReadToken); otherwise it sends no token and
+// control needs Options.Token. Each connection that carries a token is
+// checked again when it is made (pinned to the address checked, no
+// keep-alive). After a reconnect the peer must be the same process (pid
+// and start time, checked as above where it can be, else as it says)
+// before the token is sent again; when it is not, Snapshot's Notice says
+// so, and the new process gets its own token file's token or none.
 package remote
 
 import (
@@ -20,8 +35,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +47,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -50,20 +68,22 @@ var (
 
 // Options configure Dial.
 type Options struct {
-	// Token is the agent's control token; empty: read the token file the
-	// agent names (on this machine, as this user), if it can be read.
+	// Token is the agent's control token; empty: find the agent's token
+	// file on this machine (see the package doc), if it can be read.
 	Token string
-	// Client is the HTTP client (a fresh one when nil). Its Timeout must be
-	// 0: the stream is one long response.
-	Client *http.Client
+	// TokenDir is where token files are looked for (agent.DefaultTokenDir
+	// when empty).
+	TokenDir string
 }
 
 // Client is a session.Source reading one agent. Make it with Dial.
 type Client struct {
-	base   *url.URL // the agent's root, ending in agent.DefaultPath
-	addr   string   // as the user wrote it, for the screen
-	hc     *http.Client
-	token0 string // the token given, "" to find it
+	base   *url.URL     // the agent's root, ending in agent.DefaultPath
+	addr   string       // as the user wrote it, for the screen
+	hc     *http.Client // the info and the stream: no token
+	ctl    *http.Client // control requests: each connection checked (dialControl)
+	token0 string       // the token given, "" to find it
+	dir    string       // where token files are
 
 	samples chan session.Snapshot
 	actions chan posted
@@ -76,6 +96,9 @@ type Client struct {
 	last  session.Snapshot
 	info  agent.Info
 	token string
+	peer   peerID // who the token is for
+	why    string // why there is no token ("" with one)
+	notice string // Snapshot's Notice
 	// prog is the program read now (its identity and its newest rows);
 	// earlier those read before it on the address, oldest first.
 	prog    program
@@ -91,6 +114,19 @@ type program struct {
 	elapsed      session.Seconds
 	sizes        session.SizeRows
 }
+
+// peerID is the process an agent was found to be: checked (its listener
+// is that process's, at addr) or only as it says.
+type peerID struct {
+	proc    peer.Process
+	checked bool
+	addr    *net.TCPAddr // the address checked; nil unless checked
+	seen    bool         // false before the first connect
+}
+
+// controlPeer carries, in a control request's context, the peer its
+// token is for: dialControl dials that address only and checks it.
+type controlPeer struct{}
 
 type posted struct {
 	a   session.Action
@@ -171,14 +207,18 @@ func Dial(addr string, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := o.Client
-	if hc == nil {
-		hc = &http.Client{Transport: &http.Transport{
-			DialContext:           (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
-			ResponseHeaderTimeout: 5 * time.Second,
-		}}
+	dialer := &net.Dialer{Timeout: 2 * time.Second}
+	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, ResponseHeaderTimeout: 5 * time.Second}}
+	ctl := &http.Client{Transport: &http.Transport{
+		DialContext:           func(ctx context.Context, _, a string) (net.Conn, error) { return dialControl(ctx, dialer, a) },
+		DisableKeepAlives:     true, // every connection that carries the token is checked when made
+		ResponseHeaderTimeout: 5 * time.Second,
+	}}
+	dir := o.TokenDir
+	if dir == "" {
+		dir = agent.DefaultTokenDir()
 	}
-	c := &Client{base: base, addr: addr, hc: hc, token0: o.Token,
+	c := &Client{base: base, addr: addr, hc: hc, ctl: ctl, token0: o.Token, dir: dir,
 		samples: make(chan session.Snapshot, 1024), actions: make(chan posted, 64)}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	st, err := c.connect()
@@ -213,18 +253,90 @@ type stream struct {
 	stale  time.Duration      // no line for this long: the stream is dead
 }
 
-// connect reads the agent's Info, finds the token, and opens the stream.
+// dialControl dials a control request's connection: to the address
+// checked, then checked again to be the peer's (peer.HoldsListener), when
+// the peer was checked; else to addr.
+func dialControl(ctx context.Context, d *net.Dialer, addr string) (net.Conn, error) {
+	id, _ := ctx.Value(controlPeer{}).(peerID)
+	if id.checked {
+		addr = id.addr.String()
+	}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil || !id.checked {
+		return conn, err
+	}
+	if err := peer.HoldsListener(id.proc, id.addr); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: no token sent: %v", ErrRefused, err)
+	}
+	return conn, nil
+}
+
+// identify is the process the agent that answered info over a connection
+// to raddr is: checked when this machine can tell (a loopback address, on
+// Linux, the pid's listener), else as it says, with why not.
+func identify(info agent.Info, raddr net.Addr) (peerID, string) {
+	says := peerID{proc: peer.Process{PID: info.PID, Start: info.StartTicks}, seen: true}
+	tcp, ok := peer.Loopback(raddr)
+	if !ok {
+		return says, "the agent is not on a loopback address of this machine"
+	}
+	st, err := peer.StartTicks(info.PID)
+	if errors.Is(err, os.ErrNotExist) {
+		return says, fmt.Sprintf("no pid %d runs on this machine", info.PID)
+	}
+	if err != nil {
+		return says, fmt.Sprintf("pid %d: %v", info.PID, err)
+	}
+	if info.StartTicks != st {
+		return says, fmt.Sprintf("pid %d started at another time than the agent says", info.PID)
+	}
+	p := peer.Process{PID: info.PID, Start: st}
+	if err := peer.HoldsListener(p, tcp); err != nil {
+		return says, err.Error()
+	}
+	return peerID{proc: p, checked: true, addr: tcp, seen: true}, ""
+}
+
+// sameAs reports whether id is the process was: the same pid and start,
+// checked if was was.
+func (id peerID) sameAs(was peerID) bool {
+	return id.proc == was.proc && (id.checked || !was.checked)
+}
+
+// tokenFor is the token to send to id (the one given, or its token
+// file's) and, when there is none, why.
+func (c *Client) tokenFor(info agent.Info, id peerID, why string, same bool) (string, string) {
+	switch {
+	case c.token0 != "" && same:
+		return c.token0, ""
+	case c.token0 != "":
+		return "", "the --token given was for another process"
+	case !info.Control:
+		return "", ""
+	case !id.checked:
+		return "", fmt.Sprintf("not sure the agent at %s is pid %d (%s)", c.addr, info.PID, why)
+	}
+	tok, err := peer.ReadToken(filepath.Join(c.dir, agent.TokenFileName(id.proc.PID, id.proc.Start)))
+	if err != nil {
+		return "", fmt.Sprintf("no token file of pid %d to read (%v)", id.proc.PID, err)
+	}
+	return tok, ""
+}
+
+// connect reads the agent's Info, finds who it is and the token, and
+// opens the stream.
 func (c *Client) connect() (stream, error) {
-	info, err := c.fetchInfo()
+	info, raddr, err := c.fetchInfo()
 	if err != nil {
 		return stream{}, err
 	}
-	tok := c.token0
-	if tok == "" && info.TokenFile != "" {
-		if b, err := os.ReadFile(info.TokenFile); err == nil {
-			tok = strings.TrimSpace(string(b))
-		}
-	}
+	id, idWhy := identify(info, raddr)
+	c.mu.Lock()
+	was := c.peer
+	c.mu.Unlock()
+	same := !was.seen || id.sameAs(was)
+	tok, why := c.tokenFor(info, id, idWhy, same)
 	ctx, cancel := context.WithCancel(c.ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+"stream", nil)
 	if err != nil {
@@ -242,7 +354,13 @@ func (c *Client) connect() (stream, error) {
 		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, resp.Status)
 	}
 	c.mu.Lock()
-	c.info, c.token = info, tok
+	c.info, c.token, c.peer, c.why = info, tok, id, why
+	if !same {
+		if idWhy != "" { // the short reason
+			why = idWhy
+		}
+		c.notice = changedNotice(c.addr, was, id, tok != "", why)
+	}
 	c.mu.Unlock()
 	stale := StaleAfter
 	if iv := time.Duration(info.IntervalMS) * time.Millisecond; 4*iv > stale {
@@ -251,28 +369,53 @@ func (c *Client) connect() (stream, error) {
 	return stream{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body, cancel, stale}, nil
 }
 
-func (c *Client) fetchInfo() (agent.Info, error) {
+// changedNotice says that the agent at addr is not the process was, and
+// what control is left.
+func changedNotice(addr string, was, now peerID, token bool, why string) string {
+	at := time.Now().Format("15:04:05")
+	what := fmt.Sprintf("%s is another process since %s: pid %d (was pid %d)", addr, at, now.proc.PID, was.proc.PID)
+	switch {
+	case now.proc.PID == was.proc.PID && !now.checked:
+		what = fmt.Sprintf("%s could not be checked to be pid %d since %s", addr, was.proc.PID, at)
+	case now.proc.PID == was.proc.PID:
+		what = fmt.Sprintf("%s is another process since %s: pid %d again, started anew", addr, at, now.proc.PID)
+	}
+	switch {
+	case token:
+		return what + "; its own token file read"
+	case why == "":
+		return what
+	}
+	return what + ": no token sent (" + why + ")"
+}
+
+// fetchInfo reads the agent's Info and the address it answered from.
+func (c *Client) fetchInfo() (agent.Info, net.Addr, error) {
 	var info agent.Info
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.base.String(), nil)
+	var raddr net.Addr
+	ctx := httptrace.WithClientTrace(c.ctx, &httptrace.ClientTrace{
+		GotConn: func(ci httptrace.GotConnInfo) { raddr = ci.Conn.RemoteAddr() },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String(), nil)
 	if err != nil {
-		return info, err
+		return info, nil, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return info, c.unreachable(err)
+		return info, nil, c.unreachable(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode != http.StatusOK {
-		return info, fmt.Errorf("%w: %s answers %s", ErrNotAgent, c.base, resp.Status)
+		return info, nil, fmt.Errorf("%w: %s answers %s", ErrNotAgent, c.base, resp.Status)
 	}
 	if err := json.Unmarshal(b, &info); err != nil || info.Agent != "offtop" {
-		return info, fmt.Errorf("%w: %s does not answer as one", ErrNotAgent, c.base)
+		return info, nil, fmt.Errorf("%w: %s does not answer as one", ErrNotAgent, c.base)
 	}
 	if info.Schema != session.SchemaVersion {
-		return info, fmt.Errorf("%w: the agent speaks schema %d, this offtop %d", ErrSchema, info.Schema, session.SchemaVersion)
+		return info, nil, fmt.Errorf("%w: the agent speaks schema %d, this offtop %d", ErrSchema, info.Schema, session.SchemaVersion)
 	}
-	return info, nil
+	return info, raddr, nil
 }
 
 func (c *Client) unreachable(err error) error {
@@ -403,6 +546,7 @@ func (c *Client) readLine(st stream, dec *session.Decoder) error {
 	s.Remote = c.addr
 	c.mu.Lock()
 	c.identify(&s, time.Now())
+	s.Notice = c.notice
 	c.last = s
 	c.mu.Unlock()
 	c.push(s)
@@ -517,21 +661,24 @@ func (c *Client) send(a session.Action) error {
 
 // request sends one control request with the token and maps the answer.
 func (c *Client) request(method, path string, body []byte) error {
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	c.mu.Lock()
+	tok, id, noTok := c.token, c.peer, c.why
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithValue(c.ctx, controlPeer{}, id), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	tok := c.token
-	c.mu.Unlock()
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
+	resp, err := c.ctl.Do(req)
 	if err != nil {
+		if errors.Is(err, ErrRefused) {
+			return err
+		}
 		return c.unreachable(err)
 	}
 	defer resp.Body.Close()
@@ -541,8 +688,11 @@ func (c *Client) request(method, path string, body []byte) error {
 	case http.StatusOK, http.StatusNoContent:
 		return nil
 	case http.StatusUnauthorized:
+		if tok == "" && noTok != "" {
+			return fmt.Errorf("%w: no token: %s; give --token", ErrRefused, noTok)
+		}
 		if tok == "" {
-			return fmt.Errorf("%w: no token (give --token, or run as the user who can read the agent's token file)", ErrRefused)
+			return fmt.Errorf("%w: no token; give --token", ErrRefused)
 		}
 		return fmt.Errorf("%w: wrong token", ErrRefused)
 	case http.StatusForbidden:

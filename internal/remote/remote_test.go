@@ -18,10 +18,11 @@ import (
 	"github.com/offtop/offtop/pool"
 )
 
-func startAgent(t *testing.T, addr string, p *pool.Pool) *agent.Agent {
+// startAgent starts an agent with control on addr, its token file in dir.
+func startAgent(t *testing.T, addr, dir string, p *pool.Pool) *agent.Agent {
 	t.Helper()
 	a, err := agent.Listen(addr, agent.Options{Name: "svc", Pool: p, Control: true,
-		Interval: 20 * time.Millisecond, TokenDir: t.TempDir(), Logf: t.Logf})
+		Interval: 20 * time.Millisecond, TokenDir: dir, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +51,10 @@ func TestClientResizesFindsTokenAndReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	a := startAgent(t, "127.0.0.1:0", p)
+	dir := t.TempDir()
+	a := startAgent(t, "127.0.0.1:0", dir, p)
 	addr := a.Addr().String()
-	c, err := Dial(addr, Options{})
+	c, err := Dial(addr, Options{TokenDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestClientResizesFindsTokenAndReconnects(t *testing.T) {
 	if s := c.Snapshot(); s.Workers != 0 || s.Submitted != 0 || len(s.Sizes) != 0 {
 		t.Fatalf("a disconnected snapshot carries figures: %+v", s)
 	}
-	startAgent(t, addr, p)
+	startAgent(t, addr, dir, p)
 	waitFor(t, "live again", 2*time.Second, func() bool {
 		s := c.Snapshot()
 		return s.Disconnected.IsZero() && s.Workers == 3
@@ -117,7 +119,7 @@ func TestWrongTokenRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	a := startAgent(t, "127.0.0.1:0", p)
+	a := startAgent(t, "127.0.0.1:0", t.TempDir(), p)
 	c, err := Dial(a.Addr().String(), Options{Token: "wrong"})
 	if err != nil {
 		t.Fatal(err)

@@ -14,15 +14,7 @@ import (
 // TestProgramSession pins the agent's engine: it samples and resizes the
 // program's pool, refuses what is not there, and leaves the pool open.
 func TestProgramSession(t *testing.T) {
-	p, err := pool.New(pool.Options{Size: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Pool: p}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, s := programSession(t, 2)
 	snap := <-s.Samples()
 	if snap.Scenario != "svc" || snap.Workers != 2 {
 		t.Fatalf("first sample: scenario %q workers %d, want svc 2", snap.Scenario, snap.Workers)
@@ -43,6 +35,23 @@ func TestProgramSession(t *testing.T) {
 	if err := p.Do(func() {}); err != nil {
 		t.Fatalf("the session closed the program's pool: %v", err)
 	}
+}
+
+// programSession is a Program session over a pool of size workers named
+// svc, sampling every 10 ms; both are closed at the end of the test.
+func programSession(t *testing.T, size int) (*pool.Pool, *Session) {
+	t.Helper()
+	p, err := pool.New(pool.Options{Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Pool: p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return p, s
 }
 
 func TestProgramWithoutPoolRefusesResize(t *testing.T) {

@@ -548,11 +548,23 @@ func foldResizes(acc, next Action) Action {
 	case next.Kind == SetWorkers:
 		return next
 	case acc.Kind == SetWorkers:
-		acc.N = min(max(acc.N+next.N, 0), MaxWorkers)
+		acc.N = addClamped(acc.N, next.N, 0, MaxWorkers)
 		return acc
 	}
-	acc.N += next.N
+	acc.N = addClamped(acc.N, next.N, -MaxWorkers, MaxWorkers) // any addition past MaxWorkers ends where this one does
 	return acc
+}
+
+// addClamped is x+d clamped to lo..hi (lo <= hi), without overflow
+// whatever x and d.
+func addClamped(x, d, lo, hi int) int {
+	switch {
+	case d > 0 && x > math.MaxInt-d:
+		return hi
+	case d < 0 && x < math.MinInt-d:
+		return lo
+	}
+	return min(max(x+d, lo), hi)
 }
 
 // apply carries out one action; only the control goroutine calls it.
@@ -579,7 +591,7 @@ func (s *Session) apply(a Action) error {
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
-			n = min(max(workers+a.N, 0), MaxWorkers)
+			n = addClamped(workers, a.N, 0, MaxWorkers)
 		}
 		if n == 0 && s.zeroRefused() {
 			return fmt.Errorf("%w: %w", ErrAction, ErrNoInline)
@@ -621,7 +633,7 @@ func (s *Session) apply(a Action) error {
 			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
-		n := min(max(runtime.GOMAXPROCS(0)+a.N, 1), runtime.NumCPU())
+		n := addClamped(runtime.GOMAXPROCS(0), a.N, 1, runtime.NumCPU())
 		runtime.GOMAXPROCS(n) // resizing the pool never does this; only this action
 		s.mu.Lock()
 		s.gmpSource = "offtop"

@@ -246,6 +246,10 @@ type Link struct {
 	// OutOfRange counts the figures of the stream so far that were out of
 	// their range and so are unknown (Decoder); 0 in process.
 	OutOfRange int64
+	// Notice is a fact about the link the view must show while it holds:
+	// the agent is another process than the one first read, and what
+	// control is left ("" when none).
+	Notice string
 }
 
 // EarlierProgram is a program an attach read before the one it reads now.

@@ -42,8 +42,9 @@ func Render(s session.Snapshot, width, height int, help bool) string {
 	return render(s, width, height, viewState{help: help})
 }
 
-// render lays out a screen: the header, the body the view asks for, an
-// error line (the last failed Apply) when there is one, the footer. Above
+// render lays out a screen: the header, the body the view asks for, the
+// link's notice and an error line (the last failed Apply) when there are
+// ones, the footer. Above
 // MinWidth x MinHeight every line is exactly width cells and there are
 // exactly height lines; each component fills the block it is given, so
 // no label moves from one frame to the next.
@@ -69,6 +70,9 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	if note != "" {
 		avail--
 	}
+	if s.Notice != "" { // attached: the agent is another process
+		avail--
+	}
 	var body []string
 	switch {
 	case gone && !v.help:
@@ -81,6 +85,9 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 		body = dashboard(s, width, avail)
 	}
 	lines = appendBlock(lines, body, avail, width)
+	if s.Notice != "" {
+		lines = append(lines, fit(theme.Warm.Render(markWarm+" "+s.Notice), width))
+	}
 	if v.errLine != "" {
 		lines = append(lines, fit(theme.Err.Render(markHot+" "+v.errLine), width))
 	}

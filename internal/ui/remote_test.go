@@ -156,3 +156,21 @@ func TestOutOfRangeShownUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeShown: attached to another process than the first, the
+// dashboard says so on a line of its own, the screen still its height.
+func TestNoticeShown(t *testing.T) {
+	s := session.Snapshot{
+		Run:  session.Run{Scenario: "service"},
+		Pool: session.Pool{Workers: 2},
+		Link: session.Link{Remote: "127.0.0.1:7070",
+			Notice: "127.0.0.1:7070 is another process since 09:12:03: pid 42 (was pid 41): no token sent"},
+	}
+	out := ansi.Strip(render(s, 100, 30, viewState{errLine: "control refused"}))
+	if !strings.Contains(out, "pid 42 (was pid 41): no token sent") || !strings.Contains(out, "control refused") {
+		t.Errorf("no notice, or no error line:\n%s", out)
+	}
+	if n := len(strings.Split(out, "\n")); n != 30 {
+		t.Errorf("%d lines, want 30", n)
+	}
+}

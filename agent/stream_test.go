@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// mounted serves an agent as a program does, on a server of its own
+// (not Listen: the server's connections are the OS's defaults).
+// readTimeout is the server's ReadTimeout (none when 0).
+func mounted(t *testing.T, o Options, readTimeout ...time.Duration) (*Agent, *httptest.Server) {
+	t.Helper()
+	if o.Logf == nil {
+		o.Logf = t.Logf
+	}
+	a, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	for _, d := range readTimeout {
+		srv.Config.ReadTimeout = d
+	}
+	srv.Start()
+	t.Cleanup(func() { a.Close(); srv.CloseClientConnections(); srv.Close() })
+	return a, srv
+}
+
+// neverReads asks for the stream and reads nothing, ever.
+func neverReads(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "GET %sstream HTTP/1.1\r\nHost: x\r\n\r\n", DefaultPath)
+	return c
+}
+
+// TestClientsThatNeverReadAreDropped: MaxClients clients that never read
+// hold every slot of an agent mounted on a server of the program's; a
+// client that has not read a sample within ClientTimeout is dropped, so
+// a client that reads gets a stream within a few ClientTimeouts (the
+// receive windows of the clients that never read fill first), not the
+// minutes the kernel's buffers took to fill.
+func TestClientsThatNeverReadAreDropped(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	a, srv := mounted(t, Options{Pool: newPool(t, 1), Interval: 20 * time.Millisecond, ClientTimeout: timeout})
+	addr := srv.Listener.Addr().String()
+	for range MaxClients {
+		neverReads(t, addr)
+	}
+	waitClients := func(n int) {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			a.hub.mu.Lock()
+			k := len(a.hub.clients)
+			a.hub.mu.Unlock()
+			if k == n {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("no %d stream clients within 5s", n)
+	}
+	waitClients(MaxClients)
+	start := time.Now()
+	for {
+		resp, err := http.Get(srv.URL + DefaultPath + "stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			if !bufio.NewScanner(resp.Body).Scan() {
+				t.Fatal("a stream with no line")
+			}
+			resp.Body.Close()
+			break
+		}
+		resp.Body.Close()
+		if time.Since(start) > 20*timeout {
+			t.Fatalf("503 for %v beside %d clients that never read (ClientTimeout %v)", time.Since(start).Round(time.Millisecond), MaxClients, timeout)
+		}
+		time.Sleep(timeout / 10)
+	}
+	t.Logf("a stream after %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestReadingClientKept: a client that reads every sample is never
+// dropped, at a sampling period below ClientTimeout and at one above,
+// nor when the program's server has a ReadTimeout shorter than the run.
+func TestReadingClientKept(t *testing.T) {
+	for _, iv := range []time.Duration{10 * time.Millisecond, 1200 * time.Millisecond} {
+		const timeout = time.Second
+		_, srv := mounted(t, Options{Pool: newPool(t, 1), Interval: iv, ClientTimeout: timeout}, 500*time.Millisecond)
+		resp, err := http.Get(srv.URL + DefaultPath + "stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		n := 0
+		for end := time.Now().Add(4 * time.Second); time.Now().Before(end); n++ {
+			if !sc.Scan() {
+				t.Fatalf("interval %v: the stream of a client that reads ended after %d lines: %v", iv, n, sc.Err())
+			}
+		}
+		resp.Body.Close()
+		t.Logf("interval %v: %d lines", iv, n)
+	}
+}
+
+// TestHubDropsAClientBytesBehind: a client with fewer than ClientBuffer
+// lines waiting but more than ClientBytes bytes is dropped.
+func TestHubDropsAClientBytesBehind(t *testing.T) {
+	big := session.Snapshot{Run: session.Run{Scenario: strings.Repeat("x", ClientBytes/8)}}
+	h := newHub(func() session.Snapshot { return big })
+	c, _, ok := h.join()
+	if !ok {
+		t.Fatal("join refused")
+	}
+	samples := make(chan session.Snapshot, ClientBuffer)
+	for range 9 {
+		samples <- big
+	}
+	close(samples)
+	h.run(samples)
+	select {
+	case <-c.dropped:
+	default:
+		t.Fatalf("a client %d bytes behind was kept", c.bytes.Load())
+	}
+	if n := len(c.lines); n >= ClientBuffer || n == 0 {
+		t.Fatalf("%d lines waiting, want some, under %d", n, ClientBuffer)
+	}
+}
