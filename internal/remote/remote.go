@@ -92,10 +92,10 @@ type Client struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 
-	mu    sync.Mutex // guards the fields below
-	last  session.Snapshot
-	info  agent.Info
-	token string
+	mu     sync.Mutex // guards the fields below
+	last   session.Snapshot
+	info   agent.Info
+	token  string
 	peer   peerID // who the token is for
 	why    string // why there is no token ("" with one)
 	notice string // Snapshot's Notice
