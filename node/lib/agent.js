@@ -586,7 +586,7 @@ class Agent {
   // listen serves the agent on its own server at addr (host:port, port 0
   // picks one); resolves with the bound address. addr must be loopback
   // unless allowRemote.
-  listen(addr) {
+  async listen(addr) {
     if (!this.o.allowRemote) checkLoopback(addr);
     const { host, port } = splitHostPort(addr);
     this.server = http.createServer((req, res) => {
