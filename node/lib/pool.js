@@ -34,6 +34,7 @@ class Pool extends EventEmitter {
     this.counts = { submitted: 0, completed: 0, failed: 0, running: 0 };
     this.onTask = null; // (waitMs, runMs, ok) after each task: the agent's
     this.closed = false;
+    this.held = true; // workers start ref'd: hold() sets it right
     this.resize(opts.size === undefined ? 1 : opts.size);
     const agent = globalThis[Symbol.for('offtop.agent')];
     if (agent && opts.watch !== false) agent.watch(this);
@@ -51,6 +52,7 @@ class Pool extends EventEmitter {
       const t = { id: this.nextId++, arg, name: opts.name || this.name, resolve, reject, submitted: performance.now(), started: 0 };
       this.counts.submitted++;
       this.queue.push(t);
+      this.hold();
       this.dispatch();
     });
   }
@@ -78,7 +80,7 @@ class Pool extends EventEmitter {
   spawn() {
     const w = { slot: this.nextSlot++, worker: null, task: null, tid: null, busyMs: 0, start: 0, retiring: false, ready: false };
     w.worker = new threads.OriginalWorker(WORKER_FILE);
-    w.worker.unref();
+    if (!this.held) w.worker.unref(); // as the others: hold() below sets all
     threads.register(w.worker, `w${w.slot}`, this);
     w.worker.on('message', (m) => {
       if (!w.ready) {
@@ -100,6 +102,16 @@ class Pool extends EventEmitter {
       this.dispatch();
     });
     this.workers.push(w);
+    this.hold();
+  }
+
+  // hold keeps the process alive through the workers while a task is
+  // queued or running, and lets it end otherwise.
+  hold() {
+    const busy = this.counts.running + this.queued > 0;
+    if (busy === this.held) return;
+    this.held = busy;
+    for (const w of this.workers) busy ? w.worker.ref() : w.worker.unref();
   }
 
   retire(w) {
@@ -188,6 +200,7 @@ class Pool extends EventEmitter {
     this.counts.running--;
     if (ok) this.counts.completed++;
     else this.counts.failed++;
+    this.hold();
     if (this.onTask) this.onTask(t.started - t.submitted, now - t.started, ok);
     if (ok) t.resolve(value);
     else t.reject(value);

@@ -138,3 +138,14 @@ test('counts hold across resize 0 -> 2 -> 1', async (t) => {
   assert.ok(balanced(last));
   assert.deepEqual(last.sizes.map((r) => r.workers), [0, 1, 2]);
 });
+
+// A worker whose thread exits fails its task and is replaced; the pool
+// goes on at its size.
+test('a worker that dies fails its task and is replaced', async (t) => {
+  const { pool } = await agentWithPool(t);
+  pool.resize(1);
+  await assert.rejects(pool.run({ exit: true }), /exited/);
+  assert.deepEqual(await pool.run({ id: 7 }), { id: 7 });
+  assert.equal(pool.workers.length, 1);
+  assert.deepEqual(pool.counts, { submitted: 2, completed: 1, failed: 1, running: 0 });
+});

@@ -1,7 +1,8 @@
 'use strict';
 // Run with the preload: a Pool of 2 kept busy with back-to-back 5 ms CPU
-// tasks, and an idle worker the program makes itself; after SECONDS (2)
-// prints the agent's newest line and the idle worker's label.
+// tasks, and an idle worker the program makes itself; once all three are
+// up, SECONDS (2) later, prints the agent's newest line and the idle
+// worker's label.
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const offtop = require('../index.js');
@@ -13,11 +14,18 @@ let stop = false;
 function feed() {
   while (!stop && pool.queued < 4) pool.run({ ms: 5 }).then(feed, () => {}); // close fails the queued ones
 }
-setTimeout(feed, 100);
-setTimeout(() => {
+let online = false;
+idle.once('online', () => (online = true));
+const up = setInterval(() => {
+  if (!online || !pool.workers.every((w) => w.ready)) return;
+  clearInterval(up);
+  feed();
+  setTimeout(report, seconds * 1000);
+}, 10);
+function report() {
   const a = offtop.agent();
   process.stdout.write(JSON.stringify({ idle: `t${idle.threadId}`, line: a.latest }) + '\n');
   stop = true;
   idle.terminate();
   pool.close();
-}, seconds * 1000);
+}
