@@ -49,29 +49,99 @@ function isLoopback(host) {
   return false;
 }
 
-// writeToken makes a random token in a new file only this user can read
-// (0600) in dir ($XDG_RUNTIME_DIR, else the temp dir, when empty), named
-// as the Go agent names it: offtop-agent-PID-RANDOM.token.
-function writeToken(dir) {
-  dir = dir || process.env.XDG_RUNTIME_DIR || os.tmpdir();
-  const token = crypto.randomBytes(32).toString('hex');
-  for (let i = 0; ; i++) {
-    const p = path.join(dir, `offtop-agent-${process.pid}-${crypto.randomInt(1e9, 1e10)}.token`);
-    let fd;
-    try {
-      fd = fs.openSync(p, 'wx', 0o600);
-    } catch (err) {
-      if (err.code === 'EEXIST' && i < 10) continue;
-      throw new Error(`offtop agent: token file: ${err.message}`);
-    }
-    try {
-      fs.fchmodSync(fd, 0o600);
-      fs.writeSync(fd, token + '\n');
-    } finally {
-      fs.closeSync(fd);
-    }
-    return { path: p, token };
+// startTicks is when process pid started, in clock ticks after boot
+// (field 22 of /proc/PID/stat); 0 where unknown, null when pid is not
+// running.
+function startTicks(pid) {
+  let s;
+  try {
+    s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    return err.code === 'ENOENT' ? null : 0;
   }
+  return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[19]) || 0;
+}
+
+// tokenFileName is the Go agent's name for the token file of the process
+// pid that started at start: offtop-agent-PID-START.token.
+function tokenFileName(pid, start) {
+  return `offtop-agent-${pid}-${start}.token`;
+}
+
+// removeStale removes the user's token files in dir of processes not
+// running (no such pid, or one started at another time), and this
+// process's own, which no agent holds.
+function removeStale(dir, me) {
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^offtop-agent-(\d+)-(\d+)\.token$/.exec(name);
+    if (!m) continue;
+    const p = path.join(dir, name);
+    let st;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (!st.isFile() || st.uid !== process.getuid()) continue;
+    const pid = Number(m[1]);
+    const start = Number(m[2]);
+    const now = pid === me.pid ? me.start : startTicks(pid);
+    if ((pid === me.pid && start === me.start) || now === null || (now !== 0 && now !== start)) {
+      try {
+        fs.unlinkSync(p);
+      } catch {}
+    }
+  }
+}
+
+// tokens are this process's token files by path: agents of one process
+// in one directory share one file and its token.
+const tokens = new Map();
+
+// acquireToken returns this process's token file in dir ($XDG_RUNTIME_DIR,
+// else the temp dir, when empty) and its token, named and made as the Go
+// agent makes it: offtop-agent-PID-START.token, 32 random bytes in hex and
+// a newline, created anew (O_EXCL, never through a link), mode 0600; the
+// stale files in dir removed first.
+function acquireToken(dir) {
+  dir = dir || process.env.XDG_RUNTIME_DIR || os.tmpdir();
+  const me = { pid: process.pid, start: startTicks(process.pid) || 0 };
+  const p = path.join(dir, tokenFileName(me.pid, me.start));
+  const held = tokens.get(p);
+  if (held) {
+    held.users++;
+    return { path: p, token: held.token };
+  }
+  removeStale(dir, me);
+  const token = crypto.randomBytes(32).toString('hex');
+  let fd;
+  try {
+    fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    fs.fchmodSync(fd, 0o600);
+    fs.writeSync(fd, token + '\n');
+  } catch (err) {
+    throw new Error(`offtop agent: token file: ${err.message}`);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  tokens.set(p, { token, users: 1 });
+  return { path: p, token };
+}
+
+// releaseToken removes the token file at p when its last agent lets go.
+function releaseToken(p) {
+  const held = tokens.get(p);
+  if (held && --held.users > 0) return;
+  tokens.delete(p);
+  try {
+    fs.unlinkSync(p);
+  } catch {}
 }
 
 // cpuQuota is the cgroup CPU quota in CPUs, 0 when none or unknown.
@@ -179,7 +249,7 @@ class Agent {
     this.token = '';
     this.closed = false;
     if (this.o.control) {
-      const t = writeToken(this.o.tokenDir);
+      const t = acquireToken(this.o.tokenDir);
       this.tokenFile = t.path;
       this.token = t.token;
       this.o.log(`offtop agent: control token in ${t.path} (mode 0600)`);
@@ -189,6 +259,7 @@ class Agent {
       schema: SCHEMA,
       name: this.o.name,
       pid: process.pid,
+      start_ticks: startTicks(process.pid) || 0,
       control: this.o.control,
       interval_ms: this.o.intervalMs,
       ...(this.tokenFile ? { token_file: this.tokenFile } : {}),
@@ -610,9 +681,7 @@ class Agent {
 
   removeToken() {
     if (!this.tokenFile) return;
-    try {
-      fs.unlinkSync(this.tokenFile);
-    } catch {}
+    releaseToken(this.tokenFile);
     this.tokenFile = '';
   }
 

@@ -35,10 +35,32 @@ test('info names the agent, its schema and the 0600 token file', async (t) => {
   assert.equal(info.control, true);
   assert.equal(info.interval_ms, 50);
   assert.equal(path.dirname(info.token_file), dir);
-  assert.match(path.basename(info.token_file), new RegExp(`^offtop-agent-${process.pid}-\\d+\\.token$`));
+  const start = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19];
+  assert.equal(info.start_ticks, Number(start));
+  assert.equal(path.basename(info.token_file), `offtop-agent-${process.pid}-${start}.token`);
+  assert.match(fs.readFileSync(info.token_file, 'utf8'), /^[0-9a-f]{64}\n$/);
   assert.equal(fs.statSync(info.token_file).mode & 0o777, 0o600);
   await a.close();
   assert.equal(fs.existsSync(info.token_file), false, 'close removes the token file');
+});
+
+// Before making its file the agent removes the user's stale ones: a
+// process not running, or this pid started at another time.
+test('stale token files are removed, others kept', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'offtop-node-test-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const start = Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19]);
+  const names = {
+    gone: 'offtop-agent-999999999-5.token', // no such pid
+    restarted: `offtop-agent-${process.pid}-${start + 1}.token`,
+    parent: `offtop-agent-${process.ppid}-${fs.readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1].split(' ')[19]}.token`,
+    other: 'notes.token',
+  };
+  for (const n of Object.values(names)) fs.writeFileSync(path.join(dir, n), 'x\n', { mode: 0o600 });
+  const a = new Agent({ control: true, tokenDir: dir, log: () => {} });
+  const left = fs.readdirSync(dir).sort();
+  await a.close();
+  assert.deepEqual(left, [names.other, path.basename(a.info.token_file), names.parent].sort());
 });
 
 test('no token or a wrong one: 401 and nothing changes', async (t) => {
