@@ -9,10 +9,14 @@
 //   OFFTOP_ADDR_FILE     write the bound host:port there once serving
 //   OFFTOP_INTERVAL_MS, OFFTOP_RESOLUTION_MS  sampling and probe periods
 // The agent says where it serves on stderr. A bad setting is one line on
-// stderr and exit 2, before the program runs.
+// stderr and exit 2, before the program runs. Only the first process
+// runs an agent: its children (fork, cluster), which inherit --require,
+// see OFFTOP_AGENT_PID and start none.
 const { isMainThread } = require('node:worker_threads');
 
-if (isMainThread) {
+const first = !process.env.OFFTOP_AGENT_PID || process.env.OFFTOP_AGENT_PID === String(process.pid);
+if (isMainThread && first) {
+  process.env.OFFTOP_AGENT_PID = String(process.pid);
   const fs = require('node:fs');
   const path = require('node:path');
   const offtop = require('./index.js');

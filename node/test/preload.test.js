@@ -2,6 +2,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
+const fs = require('node:fs');
+const os = require('node:os');
 const { spawnSync } = require('node:child_process');
 const { busy } = require('../testdata/helpers');
 
@@ -55,4 +57,25 @@ test('a non-loopback OFFTOP_LISTEN: one line, exit 2, the program not run', () =
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^offtop agent: OFFTOP_LISTEN: address "0\.0\.0\.0:7070" is not loopback[^\n]*\n$/);
+});
+
+// A child the program forks inherits --require: it starts no agent (the
+// parent's address and token stay the parent's), and runs.
+test('a forked child starts no agent of its own', () => {
+  const src = `
+    const { fork } = require('node:child_process');
+    const has = () => !!globalThis[Symbol.for('offtop.agent')];
+    if (process.argv[2] === 'child') { process.send(has()); }
+    else fork(process.argv[1], ['child']).on('message', (c) => { console.log(JSON.stringify({ parent: has(), child: c })); process.exit(0); });
+  `;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'offtop-node-test-'));
+  const script = path.join(dir, 'forks.js');
+  fs.writeFileSync(script, src);
+  const r = spawnSync(process.execPath, ['--require', PRELOAD, script], {
+    env: { ...process.env, OFFTOP_LISTEN: '127.0.0.1:0', OFFTOP_AGENT_PID: '' }, encoding: 'utf8', timeout: 30000,
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { parent: true, child: false });
+  assert.equal(r.stderr.match(/offtop agent: serving/g).length, 1, r.stderr);
 });
