@@ -98,52 +98,24 @@ func poolWorkers(t *testing.T, addr string) int {
 func TestAttachExampleHeadless(t *testing.T) {
 	addr, _ := startService(t, "127.0.0.1:0")
 	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "6s", "--keys", "3s:4")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 4<<20)
 	var n, late int
-	for sc.Scan() {
-		at := time.Since(start)
+	stderr := headlessLines(t, cmd, func(line string, at time.Duration, m map[string]any) {
 		n++
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("line %d is not JSON: %v\n%s", n, err, sc.Text())
-		}
-		for _, k := range append(session.RequiredJSONFields, "schema") {
-			if _, ok := m[k]; !ok {
-				t.Fatalf("line %d has no %q:\n%s", n, k, sc.Text())
-			}
-		}
-		if m["schema"] != float64(session.SchemaVersion) {
-			t.Fatalf("line %d: schema %v", n, m["schema"])
-		}
 		if at > 3500*time.Millisecond {
 			late++
 			if m["workers"] != float64(4) {
 				t.Errorf("line %d at %v says %v workers, want 4", n, at.Round(time.Millisecond), m["workers"])
 			}
 		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("attach: %v\n%s", err, stderr.String())
-	}
+	})
 	if n < 10 || late < 3 {
-		t.Fatalf("%d lines, %d after 3.5s: want a line every 250ms for 6s\n%s", n, late, stderr.String())
+		t.Fatalf("%d lines, %d after 3.5s: want a line every 250ms for 6s\n%s", n, late, stderr)
 	}
 	if w := poolWorkers(t, addr); w != 4 {
 		t.Fatalf("the example's pool has %d workers, want 4", w)
 	}
-	if !strings.Contains(stderr.String(), "service") {
-		t.Errorf("no summary of the service on stderr:\n%s", stderr.String())
+	if !strings.Contains(stderr, "service") {
+		t.Errorf("no summary of the service on stderr:\n%s", stderr)
 	}
 }
 

@@ -105,6 +105,8 @@ var usageText = fmt.Sprintf(`usage: offtop [flags]            live dashboard
        offtop scenarios          list scenarios
        offtop attach ADDR        the dashboard of your program running offtop's
                                  agent (offtop attach --help)
+       offtop node -- app.js     a Node.js program with offtop's agent, and its
+                                 dashboard (offtop node --help)
        offtop sweep [flags]      run a scenario at several pool sizes, print a table
                                  (offtop sweep --help)
 flags:
@@ -358,6 +360,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if len(args) > 0 && args[0] == "attach" {
 		return runAttach(args[1:], stdout, stderr, cr)
+	}
+	if len(args) > 0 && args[0] == "node" {
+		return runNode(args[1:], stdout, stderr, cr)
 	}
 	if len(args) > 0 && args[0] == "scenarios" {
 		if len(args) > 1 {
