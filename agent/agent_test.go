@@ -376,7 +376,11 @@ func tokenOf(t *testing.T, a *Agent) string {
 // the ends of int64 end at the ends of their ranges, not wrapped.
 func TestActionsSaturateOverHTTP(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	p := newPool(t, 2)
+	p, err := pool.New(pool.Options{Size: 2, Inline: func(fn func()) { go fn() }}) // size 0 allowed
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
 	a, url := listen(t, Options{Pool: p, Control: true})
 	b, err := os.ReadFile(a.TokenFile())
 	if err != nil {
