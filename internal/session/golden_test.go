@@ -36,7 +36,8 @@ func goldenFull() Snapshot {
 			{Scenario: "server", Workers: 2, GOMAXPROCS: 4, Held: 3*time.Second + 4567890,
 				Probe:    hist.Summary{P99: 9*time.Millisecond + 4321, Max: 20 * time.Millisecond, Count: 300},
 				Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
-				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3},
+				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3,
+				OthersSeconds: 4.5, OthersKnown: true, MachineBusy: true},
 			{Scenario: "server", Workers: 3, GOMAXPROCS: 4, Held: time.Second, HeadlineName: "ping"},
 		},
 		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: Seconds(5 * time.Second), Left: Seconds(1500*time.Millisecond + 2345678), Canceled: true, Err: "failed", Fit: &fitted},
@@ -53,6 +54,9 @@ func goldenFull() Snapshot {
 			SuggestedWorkers:  8,
 			SuggestedRule:     "rule",
 			Oversubscribed:    true,
+			OthersCPUs:        1.625,
+			OthersOf:          2,
+			MachineBusy:       true,
 		},
 		Status: Status{
 			Load: "2 clients",
@@ -120,7 +124,7 @@ func goldenFull() Snapshot {
 func goldenUnknown() Snapshot {
 	return Snapshot{
 		Run:     Run{Scenario: "count"},
-		Machine: Machine{GOMAXPROCS: 2, NumCPU: 2},
+		Machine: Machine{GOMAXPROCS: 2, NumCPU: 2, OthersCPUs: -1},
 		Pool:    Pool{Workers: 0},
 		Process: Process{CPUPercent: -1, RSSBytes: -1},
 		Sampling: Sampling{

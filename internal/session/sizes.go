@@ -8,6 +8,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // SizeRow is what one pool size did while it was held: per scenario, per
@@ -51,6 +52,23 @@ type SizeRow struct {
 	// Unsettled counts observations left out because they began before
 	// the Loop had drained the work of the size before.
 	Unsettled int64
+	// OthersSeconds is the CPU time the rest of the machine used while
+	// the size was held (sysinfo.MachineSample), OthersKnown false when it
+	// could not be read; MachineBusy says others took more than
+	// sysinfo.BusyShare of the CPUs then: the row measured the neighbours
+	// too.
+	OthersSeconds float64
+	OthersKnown   bool
+	MachineBusy   bool
+}
+
+// OthersCPUs is OthersSeconds per second held (1 = one CPU busy with other
+// work); NaN when unknown or not held yet.
+func (r SizeRow) OthersCPUs() float64 {
+	if !r.OthersKnown || r.Held <= 0 {
+		return math.NaN()
+	}
+	return r.OthersSeconds / r.Held.Seconds()
 }
 
 // ThroughputPerS is Completed per second held; 0 when not held yet.
@@ -84,6 +102,9 @@ type sizeAcc struct {
 	answerOK  bool
 	answered  bool
 	unsettled int64
+	others    time.Duration // the machine's others while held
+	othersOK  bool
+	machCPUs  int
 }
 
 // stretch is one period a row was in force.
@@ -95,6 +116,7 @@ type sizeStretch struct {
 	cpu0    time.Duration
 	cpuOK0  bool
 	paused  bool // the load was paused: nothing of it counts
+	mach0   sysinfo.MachineSample
 }
 
 // counters reads the pool's completed count and the process CPU time.
@@ -104,7 +126,9 @@ type counters func() (completed int64, cpu time.Duration, cpuOK bool)
 type sizes struct {
 	now  func() time.Time
 	read counters
-	res  time.Duration // probe resolution: the correction interval
+	// machine reads the rest of the machine's CPU; nil: unknown.
+	machine func() sysinfo.MachineSample
+	res     time.Duration // probe resolution: the correction interval
 
 	// second is the Loop probe, corrected, over the last second (the
 	// charts' per-second p99); window is every headline observation over
@@ -137,6 +161,7 @@ func newSizes(now func() time.Time, read counters, res, window time.Duration) *s
 func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
@@ -144,13 +169,14 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 		return nil
 	}
 	z.close(cur, now, done, cpu, cpuOK)
+	z.closeMachine(cur, m)
 	acc := z.rows[k]
 	if acc == nil {
-		acc = &sizeAcc{key: k, probe: hist.NewExact(), headline: hist.NewExact(), cpuOK: true}
+		acc = &sizeAcc{key: k, probe: hist.NewExact(), headline: hist.NewExact(), cpuOK: true, othersOK: true}
 		z.rows[k] = acc
 		z.order = append(z.order, acc)
 	}
-	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused}
+	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused, mach0: m}
 	if drained {
 		st.settled = now
 	}
@@ -173,6 +199,7 @@ func (z *sizes) push(st *sizeStretch) {
 func (z *sizes) pause(on bool) {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
@@ -180,7 +207,8 @@ func (z *sizes) pause(on bool) {
 		return
 	}
 	z.close(cur, now, done, cpu, cpuOK)
-	z.push(&sizeStretch{acc: cur.acc, start: now, settled: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on})
+	z.closeMachine(cur, m)
+	z.push(&sizeStretch{acc: cur.acc, start: now, settled: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on, mach0: m})
 }
 
 // settle marks st's row as counting from now.
@@ -215,6 +243,31 @@ func (z *sizes) close(st *sizeStretch, now time.Time, done int64, cpu time.Durat
 	st.acc.completed += d
 	st.acc.cpu += c
 	st.acc.cpuOK = st.acc.cpuOK && ok
+}
+
+// readMachine is the machine now; unknown without a reader.
+func (z *sizes) readMachine() sysinfo.MachineSample {
+	if z.machine == nil {
+		return sysinfo.MachineSample{}
+	}
+	return z.machine()
+}
+
+// closeMachine adds the others' CPU time of st up to m into its row.
+// Callers hold mu.
+func (z *sizes) closeMachine(st *sizeStretch, m sysinfo.MachineSample) {
+	if st == nil || st.paused {
+		return
+	}
+	d, ok := st.othersSpan(m)
+	st.acc.others += d
+	st.acc.othersOK = st.acc.othersOK && ok
+	st.acc.machCPUs = max(st.acc.machCPUs, m.CPUs)
+}
+
+// othersSpan is the others' CPU time from st's start to m.
+func (st *sizeStretch) othersSpan(m sysinfo.MachineSample) (time.Duration, bool) {
+	return max(m.Others-st.mach0.Others, 0), m.Known && st.mach0.Known
 }
 
 // span is st's time, completions and CPU from its start to now.
@@ -311,6 +364,7 @@ func (z *sizes) answer(scen string, ok bool) {
 func (z *sizes) snapshot() []SizeRow {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
@@ -328,7 +382,9 @@ func (z *sizes) snapshot() []SizeRow {
 			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
+			OthersSeconds: a.others.Seconds(), OthersKnown: a.othersOK,
 		}
+		cpus := a.machCPUs
 		if cur != nil && cur.acc == a {
 			if !cur.paused {
 				held, d, c, ok := cur.span(now, done, cpu, cpuOK)
@@ -336,8 +392,15 @@ func (z *sizes) snapshot() []SizeRow {
 				r.Completed += d
 				r.CPUSeconds += c.Seconds()
 				r.CPUKnown = r.CPUKnown && ok
+				o, ok := cur.othersSpan(m)
+				r.OthersSeconds += o.Seconds()
+				r.OthersKnown = r.OthersKnown && ok
+				cpus = max(cpus, m.CPUs)
 			}
 			r.Current = true
+		}
+		if v := r.OthersCPUs(); !math.IsNaN(v) {
+			r.MachineBusy = sysinfo.Busy(v, cpus)
 		}
 		if spec.FromProbe {
 			r.Headline = r.Probe

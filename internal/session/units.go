@@ -158,6 +158,25 @@ func (q CPUQuota) MarshalJSON() ([]byte, error) {
 	return num(float64(q)), nil
 }
 
+// OptCPUs is a number of CPUs' worth of time, fractional; negative (-1)
+// when unknown, which encodes null. It encodes to 3 decimals.
+type OptCPUs float64
+
+// MarshalJSON writes c to 3 decimals, null when negative.
+func (c OptCPUs) MarshalJSON() ([]byte, error) {
+	if c < 0 {
+		return null, nil
+	}
+	return num(round3(float64(c))), nil
+}
+
+// UnmarshalJSON reads a number; null is unknown (-1).
+func (c *OptCPUs) UnmarshalJSON(b []byte) error {
+	v, err := float(b, -1)
+	*c = OptCPUs(v)
+	return err
+}
+
 // CPUCount is a number of CPUs; 0 when unknown, which encodes null.
 type CPUCount int
 
