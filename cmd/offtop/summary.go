@@ -77,6 +77,10 @@ func (sm *summary) String() string {
 	b.WriteString("\n")
 	for _, name := range report.Scenarios(sm.last.Sizes) {
 		t := report.For(sm.last.Sizes, name, report.MinHeld)
+		pick := report.PickFor(sm.last, t) // the live panel's own answer
+		if pick.From == report.FromSearch {
+			t = t.WithBest(pick.Workers)
+		}
 		held := t.BriefHeld.Seconds()
 		answer := "n/a"
 		for _, r := range t.Rows {
@@ -94,12 +98,18 @@ func (sm *summary) String() string {
 		if l := t.BriefLine(report.MinHeld); l != "" {
 			b.WriteString("  " + l + "\n")
 		}
-		b.WriteString("  " + t.BestLine() + "\n")
-		if q := sm.last.Search; q.Fit != nil && q.Scenario == name && !q.Canceled { // the a key's search
-			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + q.Fit.Line + "\n")
+		if t.AnyBusy() {
+			b.WriteString("  " + report.BusyRule + "\n")
+		}
+		b.WriteString("  " + pick.Line + "\n")
+		if pick.Figures != "" {
+			b.WriteString("  " + pick.Figures + "\n")
+		}
+		if q := sm.last.Search; pick.From == report.FromSearch { // the a key's search
+			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + pick.Fit + ": " + pick.Verdict + "\n")
 		}
 	}
-	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * best)\n")
+	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * pick)\n")
 	return b.String()
 }
 

@@ -70,7 +70,7 @@ func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 			t.Errorf("no summary row for %s/%d with the JSON's figures %+v:\n%s", r.Scenario, r.Workers, r, out)
 		}
 	}
-	for _, w := range []string{"offtop ran 35.0s", "server 24.0s  answer_ok ok", "best: lowest ping p99 -> 1 worker (8.41 ms)",
+	for _, w := range []string{"offtop ran 35.0s", "server 24.0s  answer_ok ok", "pick: 1 worker, lowest ping p99 (8.41 ms, Loop p99 ",
 		"count 10s  answer_ok n/a", "ping p99 ms", "Loop p99 ms", "tasks/s"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("summary lacks %q:\n%s", w, out)
@@ -81,7 +81,7 @@ func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 // summaryHasRow reports whether out has a table row with exactly r's
 // figures, as the JSON line carries them, in column order.
 func summaryHasRow(out string, r session.SizeJSON) bool {
-	want := []string{report.SizeCell(r.Workers), report.Figure(r.HeldS) + "s", report.Opt(r.ProbeP99MS), report.Opt(r.ProbeMaxMS)}
+	want := []string{report.SizeCell(r.Workers), report.HeldCell(r), report.Opt(r.ProbeP99MS), report.Opt(r.ProbeMaxMS)}
 	if !scenarios.Headline(r.Scenario).FromProbe {
 		want = append(want, report.Opt(r.HeadlineP99MS))
 	}

@@ -65,7 +65,7 @@ func (j SizeJSON) Row() SizeRow {
 		r.AnswerKnown, r.AnswerOK = true, *j.AnswerOK
 	}
 	if j.OthersCPUs != nil {
-		r.OthersKnown, r.OthersSeconds = true, *j.OthersCPUs*j.HeldS
+		r.OthersKnown, r.OthersSeconds, r.OthersWall = true, *j.OthersCPUs*j.HeldS, r.Held
 	}
 	r.MachineBusy = j.MachineBusy
 	return r

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +157,50 @@ func TestResetForgetsTheSearch(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if q := s.Snapshot().Search; q.Fit != nil || q.Sizes != nil || q.Running || q.Canceled {
 		t.Errorf("search after r during it: %+v", q)
+	}
+}
+
+// TestSearchInterleavesAndSaysUncertain: the search holds its sizes in
+// passes, 1, 2, 3, 4, 1, 2, 3, 4, ..., each size's spread one figure a
+// pass; with others taking 2 of 2 CPUs throughout it gives no answer: it
+// says the machine was busy and sets the pool back to the size before.
+func TestSearchInterleavesAndSaysUncertain(t *testing.T) {
+	fm := &fakeMachine{clk: clock.Real, cpus: 2, rate: 2}
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond, Machine: fm})
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []int // the sizes held, in order, each once a hold
+	last := [2]int{-1, -1}
+	waitFor(t, "the search to finish", func() bool {
+		q := s.Snapshot().Search
+		if q.Running && q.Step < len(q.Sizes) && [2]int{q.Pass, q.Step} != last {
+			last = [2]int{q.Pass, q.Step}
+			seen = append(seen, q.Sizes[q.Step])
+		}
+		return q.Done()
+	})
+	snap := s.Snapshot()
+	q := snap.Search
+	passes := len(q.PassPicks)
+	if passes < SearchMinPasses || passes > SearchMaxPasses {
+		t.Fatalf("%d passes, want %d..%d: %+v", passes, SearchMinPasses, SearchMaxPasses, q)
+	}
+	for i := range seen {
+		if i >= len(q.Sizes) && seen[i] != seen[i-len(q.Sizes)] {
+			t.Errorf("held %v: not the sizes in turn, pass after pass", seen)
+			break
+		}
+	}
+	for i, v := range q.Spread {
+		if len(v) != passes {
+			t.Errorf("size %d: spread %v, want one figure a pass (%d)", q.Sizes[i], v, passes)
+		}
+	}
+	if q.BusyHolds == 0 || q.OthersMaxCPUs < 1.5 || !strings.Contains(q.Uncertain, "the machine was busy: others took up to 2.0 of 2 CPUs") {
+		t.Errorf("busy holds %d, others max %v, uncertain %q", q.BusyHolds, q.OthersMaxCPUs, q.Uncertain)
+	}
+	if snap.Workers != 2 {
+		t.Errorf("pool at %d after an uncertain search, want 2, the size before", snap.Workers)
 	}
 }

@@ -53,22 +53,24 @@ type SizeRow struct {
 	// the Loop had drained the work of the size before.
 	Unsettled int64
 	// OthersSeconds is the CPU time the rest of the machine used while
-	// the size was held (sysinfo.MachineSample), OthersKnown false when it
-	// could not be read; MachineBusy says others took more than
-	// sysinfo.BusyShare of the CPUs then: the row measured the neighbours
-	// too.
+	// the size was held, over OthersWall of the machine reading's own time
+	// (sysinfo.MachineSample; Held on the session's clock may be a test's
+	// fake one); OthersKnown false when it could not be read. MachineBusy
+	// says others took more than sysinfo.BusyShare of the CPUs then: the
+	// row measured the neighbours too.
 	OthersSeconds float64
+	OthersWall    time.Duration
 	OthersKnown   bool
 	MachineBusy   bool
 }
 
-// OthersCPUs is OthersSeconds per second held (1 = one CPU busy with other
-// work); NaN when unknown or not held yet.
+// OthersCPUs is OthersSeconds per second of OthersWall (1 = one CPU busy
+// with other work); NaN when unknown or not held yet.
 func (r SizeRow) OthersCPUs() float64 {
-	if !r.OthersKnown || r.Held <= 0 {
+	if !r.OthersKnown || r.OthersWall <= 0 {
 		return math.NaN()
 	}
-	return r.OthersSeconds / r.Held.Seconds()
+	return r.OthersSeconds / r.OthersWall.Seconds()
 }
 
 // ThroughputPerS is Completed per second held; 0 when not held yet.
@@ -103,6 +105,7 @@ type sizeAcc struct {
 	answered  bool
 	unsettled int64
 	others    time.Duration // the machine's others while held
+	othersAt  time.Duration // over this much of the reading's time
 	othersOK  bool
 	machCPUs  int
 }
@@ -259,15 +262,17 @@ func (z *sizes) closeMachine(st *sizeStretch, m sysinfo.MachineSample) {
 	if st == nil || st.paused {
 		return
 	}
-	d, ok := st.othersSpan(m)
+	d, at, ok := st.othersSpan(m)
 	st.acc.others += d
+	st.acc.othersAt += at
 	st.acc.othersOK = st.acc.othersOK && ok
 	st.acc.machCPUs = max(st.acc.machCPUs, m.CPUs)
 }
 
-// othersSpan is the others' CPU time from st's start to m.
-func (st *sizeStretch) othersSpan(m sysinfo.MachineSample) (time.Duration, bool) {
-	return max(m.Others-st.mach0.Others, 0), m.Known && st.mach0.Known
+// othersSpan is the others' CPU time from st's start to m, and the
+// readings' time between.
+func (st *sizeStretch) othersSpan(m sysinfo.MachineSample) (time.Duration, time.Duration, bool) {
+	return max(m.Others-st.mach0.Others, 0), max(m.At.Sub(st.mach0.At), 0), m.Known && st.mach0.Known
 }
 
 // span is st's time, completions and CPU from its start to now.
@@ -382,7 +387,7 @@ func (z *sizes) snapshot() []SizeRow {
 			Held: a.held, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
-			OthersSeconds: a.others.Seconds(), OthersKnown: a.othersOK,
+			OthersSeconds: a.others.Seconds(), OthersWall: a.othersAt, OthersKnown: a.othersOK,
 		}
 		cpus := a.machCPUs
 		if cur != nil && cur.acc == a {
@@ -392,8 +397,9 @@ func (z *sizes) snapshot() []SizeRow {
 				r.Completed += d
 				r.CPUSeconds += c.Seconds()
 				r.CPUKnown = r.CPUKnown && ok
-				o, ok := cur.othersSpan(m)
+				o, at, ok := cur.othersSpan(m)
 				r.OthersSeconds += o.Seconds()
+				r.OthersWall += at
 				r.OthersKnown = r.OthersKnown && ok
 				cpus = max(cpus, m.CPUs)
 			}

@@ -177,6 +177,45 @@ func (c *OptCPUs) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// Spreads are figures per item, several each (the search's headline p99
+// per size, per pass); NaN is no figure, null in JSON. They encode to 3
+// decimals.
+type Spreads [][]float64
+
+// MarshalJSON writes the lists, NaN as null.
+func (s Spreads) MarshalJSON() ([]byte, error) {
+	out := make([][]*float64, len(s))
+	for i, v := range s {
+		out[i] = make([]*float64, len(v))
+		for k, x := range v {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				r := round3(x)
+				out[i][k] = &r
+			}
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads the lists, null as NaN.
+func (s *Spreads) UnmarshalJSON(b []byte) error {
+	var in [][]*float64
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*s = make(Spreads, len(in))
+	for i, v := range in {
+		(*s)[i] = make([]float64, len(v))
+		for k, x := range v {
+			(*s)[i][k] = math.NaN()
+			if x != nil {
+				(*s)[i][k] = *x
+			}
+		}
+	}
+	return nil
+}
+
 // CPUCount is a number of CPUs; 0 when unknown, which encodes null.
 type CPUCount int
 
