@@ -108,18 +108,12 @@ func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	var last struct {
-		Sizes []session.SizeJSON `json:"sizes"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatal(err)
-	}
-	if len(last.Sizes) < 3 {
-		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last.Sizes), last.Sizes)
+	last := lastSizes(t, stdout.String())
+	if len(last) < 3 {
+		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last), last)
 	}
 	out := ansi.Strip(stderr.String())
-	for _, r := range last.Sizes {
+	for _, r := range last {
 		if !summaryHasRow(out, r) {
 			t.Errorf("summary lacks %s/%d as the JSON has it: %+v\n%s", r.Scenario, r.Workers, r, out)
 		}
@@ -204,4 +198,18 @@ func TestSummaryAttachedSaysWhoseFigures(t *testing.T) {
 	if !strings.HasPrefix(first, want) {
 		t.Errorf("first line %q, want it to start %q", first, want)
 	}
+}
+
+// lastSizes is the sizes field of the last JSON line of a headless run's
+// stdout.
+func lastSizes(t *testing.T, stdout string) []session.SizeJSON {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var last struct {
+		Sizes []session.SizeJSON `json:"sizes"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	return last.Sizes
 }

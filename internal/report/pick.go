@@ -53,7 +53,7 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows tried", SizeName(r.Workers), t.Spec.Rule(),
 			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
 		if r.MachineBusy {
-			p.Line += "; uncertain: every row held while the machine was busy"
+			p.Line += "; uncertain: every row busy"
 		}
 		return p
 	}
