@@ -25,8 +25,8 @@ type Pick struct {
 	Workers int
 	From    string
 	// Line is the pick, its rule and its figures in one line ("pick: 1
-	// worker, lowest ping p99 (1.15 ms, Loop p99 3.20 ms), from the rows
-	// tried"); Figures a second line where the search's figures go ("" when
+	// worker, lowest ping p99 (1.15 ms, Loop p99 3.20 ms), from the
+	// rows"); Figures a second line where the search's figures go ("" when
 	// none).
 	Line, Figures string
 	// Fit is the search's model ("fit: USL N* 2.89, R^2 0.98") and
@@ -50,10 +50,10 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		if !t.Spec.FromProbe && r.ProbeP99MS != nil {
 			loop = ", Loop p99 " + Figure(*r.ProbeP99MS) + " ms"
 		}
-		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows tried", SizeName(r.Workers), t.Spec.Rule(),
+		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows", SizeName(r.Workers), t.Spec.Rule(),
 			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
 		if r.MachineBusy {
-			p.Line += "; uncertain: every row busy"
+			p.Line += "; uncertain: all rows busy"
 		}
 		return p
 	}
@@ -72,7 +72,7 @@ func searchPick(q session.Search, h scenarios.HeadlineSpec) Pick {
 	pick, figures := f.Short(h)
 	switch {
 	case q.Uncertain != "":
-		p.Line = "pick: none: the search is uncertain: " + q.Uncertain
+		p.Line = "pick: none, the search is uncertain: " + q.Uncertain
 	case f.Recommended < 0:
 		p.Line = "pick: none: " + strings.TrimPrefix(pick, "auto: ")
 	default:

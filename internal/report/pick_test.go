@@ -65,9 +65,9 @@ func TestPickSources(t *testing.T) {
 	if m := tb.WithBest(p.Workers); m.Best != 1 {
 		t.Errorf("the mark follows the search's pick: best %d, want the 2-worker row", m.Best)
 	}
-	s.Search.Uncertain = "the machine was busy"
+	s.Search.Uncertain = "machine busy"
 	p = PickFor(s, tb)
-	if p.Workers != -1 || !strings.Contains(p.Line, "uncertain: the machine was busy") || tb.WithBest(p.Workers).Best != -1 {
+	if p.Workers != -1 || !strings.Contains(p.Line, "pick: none, the search is uncertain: machine busy") || tb.WithBest(p.Workers).Best != -1 {
 		t.Errorf("uncertain search: %+v", p)
 	}
 }

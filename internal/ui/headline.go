@@ -31,6 +31,9 @@ func headlinePanel(s session.Snapshot, w int) []string {
 		t = t.WithBest(p.Workers)
 	}
 	best := theme.Faint.Render("n/a (hold a size 1s)")
+	if t.Best < 0 && s.Search.Uncertain != "" && s.Search.Scenario == s.Scenario {
+		best = theme.Faint.Render("none (search uncertain)")
+	}
 	if t.Best >= 0 && t.Rows[t.Best].HeadlineP99MS != nil {
 		r := t.Rows[t.Best]
 		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " (" + report.SizeName(r.Workers) + ")"

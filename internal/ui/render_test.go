@@ -99,7 +99,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		// sizes tried
 		"sizes tried", "size    held  Loop p99 ms  ping p99 ms  tasks/s  CPU/wall",
 		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",
-		">      8      4s          190          195", "pick: 1 worker, lowest ping p99 (8.40 ms, Loop p99 1.20 ms), from the rows tried",
+		">      8      4s          190          195", "pick: 1 worker, lowest ping p99 (8.40 ms, Loop p99 1.20 ms), from the rows",
 		// meters
 		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
 		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MiB",
