@@ -257,7 +257,7 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 	uncertain := ""
 	switch {
 	case q.BusyHolds > 0:
-		uncertain = fmt.Sprintf("machine busy: others took up to %.1f of %d CPUs in %d of %d holds",
+		uncertain = fmt.Sprintf("machine busy: others up to %.1f of %d CPUs in %d of %d holds",
 			q.OthersMaxCPUs, s.machine.ReadMachine().CPUs, q.BusyHolds, len(q.PassPicks)*len(st.Sizes))
 	case !stable:
 		uncertain = "its passes picked " + pickList(q.PassPicks)

@@ -197,7 +197,7 @@ func TestSearchInterleavesAndSaysUncertain(t *testing.T) {
 			t.Errorf("size %d: spread %v, want one figure a pass (%d)", q.Sizes[i], v, passes)
 		}
 	}
-	if q.BusyHolds == 0 || q.OthersMaxCPUs < 1.5 || !strings.Contains(q.Uncertain, "machine busy: others took up to 2.0 of 2 CPUs") {
+	if q.BusyHolds == 0 || q.OthersMaxCPUs < 1.5 || !strings.Contains(q.Uncertain, "machine busy: others up to 2.0 of 2 CPUs") {
 		t.Errorf("busy holds %d, others max %v, uncertain %q", q.BusyHolds, q.OthersMaxCPUs, q.Uncertain)
 	}
 	if snap.Workers != 2 {

@@ -51,7 +51,7 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 	if strings.Contains(out, " R ") || strings.Count(out, " *") != 1 || !strings.Contains(out, " *     1 ") {
 		t.Errorf("want one mark, '*' on the 1-worker row, no R\n%s", out)
 	}
-	s.Search.Uncertain = "machine busy: others took up to 1.8 of 2 CPUs in 6 of 6 holds"
+	s.Search.Uncertain = "machine busy: others up to 1.8 of 2 CPUs in 6 of 6 holds"
 	out = plain(s, 100, 30, false)
 	if !strings.Contains(out, "pick: none, the search is uncertain: machine busy") || strings.Contains(out, " *  ") || !strings.Contains(out, "auto: uncertain") {
 		t.Errorf("uncertain\n%s", out)
