@@ -30,7 +30,8 @@ func TestSearchSizes(t *testing.T) {
 
 // TestSearchStepsFitsAndSets: the search holds every size for a window,
 // in order, fills a size row for each, fits, and leaves the pool at the
-// size it picked; the Snapshot (and its JSON) carry it throughout.
+// size it picked (or, its passes disagreeing, at the size before); the
+// Snapshot (and its JSON) carry it throughout.
 func TestSearchStepsFitsAndSets(t *testing.T) {
 	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 300 * time.Millisecond})
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
@@ -58,8 +59,17 @@ func TestSearchStepsFitsAndSets(t *testing.T) {
 			t.Errorf("size %d: row %v", n, i)
 		}
 	}
-	if q.Fit.Recommended < 1 || snap.Workers != q.Fit.Recommended {
-		t.Errorf("recommended %d, pool at %d", q.Fit.Recommended, snap.Workers)
+	// The machine is quiet (newSession's): the search answers once two
+	// passes agree, or says its passes disagreed at the bound and puts
+	// the pool back; the count scenario's knee may move on a loaded test
+	// machine, so both are its behaviour.
+	switch n := len(q.PassPicks); {
+	case q.Uncertain == "":
+		if q.Fit.Recommended < 1 || snap.Workers != q.Fit.Recommended || n < SearchMinPasses || q.PassPicks[n-1] != q.PassPicks[n-2] {
+			t.Errorf("recommended %d, pool at %d, pass picks %v", q.Fit.Recommended, snap.Workers, q.PassPicks)
+		}
+	case n != SearchMaxPasses || !strings.HasPrefix(q.Uncertain, "its passes picked ") || snap.Workers != 2:
+		t.Errorf("uncertain %q after pass picks %v, pool at %d: want the passes named at the bound, the pool back at 2", q.Uncertain, q.PassPicks, snap.Workers)
 	}
 	b, err := json.Marshal(snap)
 	if err != nil {
