@@ -86,16 +86,24 @@ func (sm *summary) String() string {
 		fmt.Fprintf(&b, "now on %s: pid %d, since %s:\n", sm.last.Remote, sm.last.PID, sm.last.Since.Format("15:04:05"))
 	}
 	sm.sizes(&b, sm.last.Sizes, true)
-	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * best)\n")
+	b.WriteString("Loop: probe lateness, corrected; every figure measured at that size (> now, * pick)\n")
 	return b.String()
 }
 
 // sizes writes rows, a table per scenario, each with its best line, the
 // time a row was idle (attached: the pool had no task), not in it, and,
-// with search, the size search's fit of the last sample.
+// with search, the size search's pick and fit of the last sample.
 func (sm *summary) sizes(b *strings.Builder, rows session.SizeRows, search bool) {
+	src := sm.last
+	if !search {
+		src.Search = session.Search{}
+	}
 	for _, name := range report.Scenarios(rows) {
 		t := report.For(rows, name, report.MinHeld)
+		pick := report.PickFor(src, t) // the live panel's own answer
+		if pick.From == report.FromSearch {
+			t = t.WithBest(pick.Workers)
+		}
 		held := t.BriefHeld.Seconds()
 		answer := "n/a"
 		for _, r := range t.Rows {
@@ -124,9 +132,15 @@ func (sm *summary) sizes(b *strings.Builder, rows session.SizeRows, search bool)
 		if len(idle) > 0 {
 			b.WriteString("  idle, the pool with no task (in no figure above): " + strings.Join(idle, ", ") + "\n")
 		}
-		b.WriteString("  " + t.BestLine() + "\n")
-		if q := sm.last.Search; search && q.Fit != nil && q.Scenario == name && !q.Canceled { // the a key's search
-			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + q.Fit.Line + "\n")
+		if t.AnyBusy() {
+			b.WriteString("  " + report.BusyRule + "\n")
+		}
+		b.WriteString("  " + pick.Line + "\n")
+		if pick.Figures != "" {
+			b.WriteString("  " + pick.Figures + "\n")
+		}
+		if q := src.Search; pick.From == report.FromSearch { // the a key's search
+			b.WriteString("  auto: " + q.Fit.ModelLine() + "\n  " + pick.Fit + ": " + pick.Verdict + "\n")
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 			t.Errorf("no summary row for %s/%d with the JSON's figures %+v:\n%s", r.Scenario, r.Workers, r, out)
 		}
 	}
-	for _, w := range []string{"offtop ran 35.0s", "server 24.0s  answer_ok ok", "best: lowest ping p99 -> 1 worker (8.41 ms)",
+	for _, w := range []string{"offtop ran 35.0s", "server 24.0s  answer_ok ok", "pick: 1 worker, lowest ping p99 (8.41 ms, Loop p99 ",
 		"count 10s  answer_ok n/a", "ping p99 ms", "Loop p99 ms", "tasks/s"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("summary lacks %q:\n%s", w, out)
@@ -81,7 +81,7 @@ func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 // summaryHasRow reports whether out has a table row with exactly r's
 // figures, as the JSON line carries them, in column order.
 func summaryHasRow(out string, r session.SizeJSON) bool {
-	want := []string{report.SizeCell(r.Workers), report.Figure(r.HeldS) + "s", report.Opt(r.ProbeP99MS), report.Opt(r.ProbeMaxMS)}
+	want := []string{report.SizeCell(r.Workers), report.HeldCell(r), report.Opt(r.ProbeP99MS), report.Opt(r.ProbeMaxMS)}
 	if !scenarios.Headline(r.Scenario).FromProbe {
 		want = append(want, report.Opt(r.HeadlineP99MS))
 	}
@@ -108,18 +108,12 @@ func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	var last struct {
-		Sizes []session.SizeJSON `json:"sizes"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatal(err)
-	}
-	if len(last.Sizes) < 3 {
-		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last.Sizes), last.Sizes)
+	last := lastSizes(t, stdout.String())
+	if len(last) < 3 {
+		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last), last)
 	}
 	out := ansi.Strip(stderr.String())
-	for _, r := range last.Sizes {
+	for _, r := range last {
 		if !summaryHasRow(out, r) {
 			t.Errorf("summary lacks %s/%d as the JSON has it: %+v\n%s", r.Scenario, r.Workers, r, out)
 		}
@@ -255,4 +249,18 @@ func TestSummaryAttachedEarlierAndIdle(t *testing.T) {
 	if !strings.Contains(now, "idle, the pool with no task (in no figure above): 4 workers 10.0s") {
 		t.Errorf("no idle line:\n%s", out)
 	}
+}
+
+// lastSizes is the sizes field of the last JSON line of a headless run's
+// stdout.
+func lastSizes(t *testing.T, stdout string) []session.SizeJSON {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var last struct {
+		Sizes []session.SizeJSON `json:"sizes"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	return last.Sizes
 }

@@ -6,7 +6,9 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // MinHeld is how long a size must be held for the sizes panel to list it
@@ -92,11 +95,15 @@ func Scenarios(sizes []session.SizeRow) []string {
 
 // best is the row with the best headline p99 by spec's rule; a tie goes
 // to the fewer workers (the first: rows are ascending). Rows held under
-// minHeld are not judged (live, their figure is a handful of samples).
+// minHeld are not judged (live, their figure is a handful of samples), nor
+// are rows measured on a busy machine (machine_busy) while a clean row
+// with a figure exists (BusyRule).
 func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec, minHeld time.Duration) int {
+	judged := func(r session.SizeJSON) bool { return r.HeadlineP99MS != nil && r.HeldS >= minHeld.Seconds() }
+	clean := slices.ContainsFunc(rows, func(r session.SizeJSON) bool { return judged(r) && !r.MachineBusy })
 	b := -1
 	for i, r := range rows {
-		if r.HeadlineP99MS == nil || r.HeldS < minHeld.Seconds() {
+		if !judged(r) || clean && r.MachineBusy {
 			continue
 		}
 		if b < 0 {
@@ -124,6 +131,25 @@ func (t Table) BestLine() string {
 	}
 	r := t.Rows[t.Best]
 	return "best: " + t.Spec.Rule() + " -> " + SizeName(r.Workers) + " (" + Figure(*r.HeadlineP99MS) + " " + t.Spec.Unit + ")"
+}
+
+// BusyRule is the rule for rows measured beside other work, as the panel
+// and the summary state it under the table: a row whose held time ends in
+// '!' was held while others took more than sysinfo.BusyShare of the CPUs.
+var BusyRule = fmt.Sprintf("s! held while others took >%.0f%% of CPUs: not picked while a clean row exists", 100*sysinfo.BusyShare)
+
+// HeldCell is a row's held time, "4.5s", with '!' after it when the
+// row was measured on a busy machine (BusyRule).
+func HeldCell(r session.SizeJSON) string {
+	if r.MachineBusy {
+		return Figure(r.HeldS) + "s!"
+	}
+	return Figure(r.HeldS) + "s"
+}
+
+// AnyBusy reports whether a row of t was measured on a busy machine.
+func (t Table) AnyBusy() bool {
+	return slices.ContainsFunc(t.Rows, func(r session.SizeJSON) bool { return r.MachineBusy })
 }
 
 // SizeName is a pool size in words: "inline", "1 worker", "4 workers".
@@ -161,7 +187,7 @@ func (t Table) Columns(wide, gomaxprocs bool) []Column {
 		cols = append(cols, Column{"GOMAXPROCS", 10, func(_ int, r session.SizeJSON) string { return strconv.Itoa(r.GOMAXPROCS) }})
 	}
 	cols = append(cols,
-		Column{"held", 6, func(_ int, r session.SizeJSON) string { return Figure(r.HeldS) + "s" }},
+		Column{"held", 6, func(_ int, r session.SizeJSON) string { return HeldCell(r) }},
 		Column{"Loop p99 ms", 11, func(_ int, r session.SizeJSON) string { return Opt(r.ProbeP99MS) }},
 	)
 	if wide {

@@ -21,7 +21,8 @@ import (
 // What JSON does not carry comes back as the nearest thing: a readout's
 // label is its key and its unit the one its key names (scenarios.UnitOf);
 // the usable CPUs are rebuilt from num_cpu, affinity_cpus and cpu_limit;
-// a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
+// the others reading is of the affinity mask's CPUs (num_cpu when
+// unknown); a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
 // times its held time.
 //
 // A figure out of its range (clearOutOfRange) comes back unknown, as if the
@@ -37,13 +38,17 @@ func (d *Decoder) Reset() { d.hist.reset() }
 // Snapshot decodes one line, adding its point to the history. Its
 // Schema is what the line said; the caller refuses another version.
 func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
-	s := Snapshot{Process: Process{CPUPercent: -1, RSSBytes: -1}} // unknown unless the line says
+	s := Snapshot{Process: Process{CPUPercent: -1, RSSBytes: -1}, Machine: Machine{OthersCPUs: -1}} // unknown unless the line says
 	if err := json.Unmarshal(line, &s); err != nil {
 		return Snapshot{}, err
 	}
 	d.outOfRange += int64(s.clearOutOfRange())
 	s.OutOfRange = d.outOfRange
 	s.UsableCPUs = sysinfo.CPUs{NumCPU: s.NumCPU, Affinity: int(s.AffinityCPUs), Quota: float64(s.CPULimit)}.Usable()
+	s.OthersOf = s.NumCPU // the reading's CPUs are the affinity mask's
+	if s.AffinityCPUs > 0 {
+		s.OthersOf = int(s.AffinityCPUs)
+	}
 	if scenarios.Headline(s.Scenario).FromProbe {
 		s.Headline = s.Probe // the window of another headline is not in the stream
 	}
@@ -70,6 +75,10 @@ func (j SizeJSON) Row() SizeRow {
 	if j.AnswerOK != nil {
 		r.AnswerKnown, r.AnswerOK = true, *j.AnswerOK
 	}
+	if j.OthersCPUs != nil {
+		r.OthersKnown, r.OthersSeconds, r.OthersWall = true, *j.OthersCPUs*j.HeldS, r.Held
+	}
+	r.MachineBusy = j.MachineBusy
 	return r
 }
 

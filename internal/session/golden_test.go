@@ -37,11 +37,13 @@ func goldenFull() Snapshot {
 				Probe:    hist.Summary{P99: 9*time.Millisecond + 4321, Max: 20 * time.Millisecond, Count: 300},
 				Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
 				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3,
-				Served: map[string]hist.Summary{"ping": {P50: time.Millisecond, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond, Count: 25}}},
+				Served: map[string]hist.Summary{"ping": {P50: time.Millisecond, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond, Count: 25}},
+				OthersSeconds: 4.5, OthersWall: 3 * time.Second, OthersKnown: true, MachineBusy: true},
 			{Scenario: "server", Workers: 3, GOMAXPROCS: 4, Held: time.Second, HeadlineName: "ping"},
 		},
-		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: Seconds(5 * time.Second), Left: Seconds(1500*time.Millisecond + 2345678), Canceled: true, Err: "failed", Fit: &fitted},
-		Run:    Run{Scenario: "server", Look: "look here", Paused: true, PerTask: true},
+		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: Seconds(5 * time.Second), Left: Seconds(1500*time.Millisecond + 2345678), Canceled: true, Err: "failed", Fit: &fitted,
+			Pass: 1, MaxPasses: 3, Spread: Spreads{{1.5, nan()}, {2.25}}, PassPicks: []int{1}, OthersMaxCPUs: 1.25, BusyHolds: 1, Uncertain: "busy"},
+		Run: Run{Scenario: "server", Look: "look here", Paused: true, PerTask: true},
 		Machine: Machine{
 			GOMAXPROCS:        4,
 			GOMAXPROCSSource:  "offtop",
@@ -54,6 +56,9 @@ func goldenFull() Snapshot {
 			SuggestedWorkers:  8,
 			SuggestedRule:     "rule",
 			Oversubscribed:    true,
+			OthersCPUs:        1.625,
+			OthersOf:          2,
+			MachineBusy:       true,
 		},
 		Status: Status{
 			Load: "2 clients",
@@ -123,7 +128,7 @@ func goldenFull() Snapshot {
 func goldenUnknown() Snapshot {
 	return Snapshot{
 		Run:     Run{Scenario: "count"},
-		Machine: Machine{GOMAXPROCS: 2, NumCPU: 2},
+		Machine: Machine{GOMAXPROCS: 2, NumCPU: 2, OthersCPUs: -1},
 		Pool:    Pool{Workers: 0},
 		Process: Process{CPUPercent: -1, RSSBytes: -1},
 		Sampling: Sampling{

@@ -22,13 +22,14 @@ func (s *Session) SizeRead() (row SizeRow, probe, headline, task *hdr.Histogram)
 	z := s.sizes
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
 	if cur == nil {
 		return SizeRow{}, hist.NewHistogram(), hist.NewHistogram(), task
 	}
-	for _, r := range z.rowsAt(now, done, cpu, cpuOK) {
+	for _, r := range z.rowsAt(now, done, cpu, cpuOK, m) {
 		if r.Current {
 			row = r
 		}

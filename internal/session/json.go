@@ -37,6 +37,12 @@ type SizeJSON struct {
 	Unsettled      int64    `json:"unsettled"`
 	// Served is SizeRow.Served: per endpoint, a latency object.
 	Served map[string]hist.Summary `json:"served"`
+	// OthersCPUs is the CPUs' worth of time the rest of the machine used
+	// while the size was held; MachineBusy says it was more than
+	// sysinfo.BusyShare of the CPUs (the row is not picked while a clean
+	// one exists).
+	OthersCPUs  *float64 `json:"others_cpus"`
+	MachineBusy bool     `json:"machine_busy"`
 }
 
 // JSON converts r for the headless stream.
@@ -65,6 +71,11 @@ func (r SizeRow) JSON() SizeJSON {
 		v := r.AnswerOK
 		j.AnswerOK = &v
 	}
+	if v := r.OthersCPUs(); !math.IsNaN(v) {
+		v = round3(v)
+		j.OthersCPUs = &v
+	}
+	j.MachineBusy = r.MachineBusy
 	return j
 }
 

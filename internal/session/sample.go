@@ -32,6 +32,9 @@ type sampler struct {
 		sys  sysinfo.Sample
 		at   time.Time
 	}
+	// mach is the machine readings over about the last second, oldest
+	// first.
+	mach []sysinfo.MachineSample
 }
 
 // startSampler primes the sampler and sets the wait for the first sample
@@ -91,6 +94,28 @@ func (sm *sampler) prime(s *Session) {
 	sm.at = s.cfg.Clock.Now()
 	sm.done = []point{{sm.at, sm.pool.Completed}}
 	sm.start.pool, sm.start.loop, sm.start.sys, sm.start.at = sm.pool, sm.loop, sm.sys, sm.at
+	sm.mach = []sysinfo.MachineSample{s.machine.ReadMachine()}
+}
+
+// othersWindow is the span the live others figure is over: at 250 ms a
+// sample's /proc/stat moves by 50 ticks of 10 ms on 2 CPUs, too coarse
+// alone.
+const othersWindow = time.Second
+
+// others adds m and returns the others' CPUs over about the last
+// othersWindow, and the CPUs the reading covers; -1 when unknown.
+func (sm *sampler) others(m sysinfo.MachineSample) (float64, int) {
+	sm.mach = append(sm.mach, m)
+	i := 0
+	for i < len(sm.mach)-2 && m.At.Sub(sm.mach[i+1].At) >= othersWindow {
+		i++
+	}
+	sm.mach = sm.mach[i:]
+	v, ok := sysinfo.OthersCPUs(sm.mach[0], m)
+	if !ok {
+		return -1, m.CPUs
+	}
+	return v, m.CPUs
 }
 
 // nextDue is the index of the first due time t0 + n*period strictly after
@@ -207,6 +232,9 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
 	snap.control(ctl)
+	others, of := sm.others(s.machine.ReadMachine())
+	snap.OthersCPUs, snap.OthersOf = OptCPUs(others), of
+	snap.MachineBusy = others >= 0 && sysinfo.Busy(others, of)
 	snap.Workers = ps.Size // the size these per-worker figures are of
 	snap.Oversubscribed = oversubscribed(snap)
 	return snap

@@ -1,22 +1,32 @@
 package session
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	guard "github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // Search is the state of the size search (the a key, Action AutoSize): it
 // empties the scenario's size rows (a Reset: rows of an earlier load or
-// moment would mix in), steps the pool through Sizes, holds each for Hold
-// (one window), filling a row each, then fits them (sizing.Recommend) and sets
-// the pool to the size picked. Any other action cancels it; a key's
-// Reset (r) also forgets it, since its rows are gone. The zero value is
-// "never run".
+// moment would mix in), steps the pool through Sizes in passes, sizes
+// interleaved (1, 2, 4, 1, 2, 4, ...: a drift of the machine lands on
+// every size alike), holds each for Hold (one window), filling a row each,
+// until two passes in a row pick the same size by the scenario's rule (at least
+// SearchMinPasses, at most SearchMaxPasses: the time bound), then fits the
+// rows (sizing.Recommend) and sets the pool to the size picked. It gives
+// no answer (Uncertain) when the machine was busy during a hold
+// (sysinfo.Busy) or its passes never agreed; the pool then goes back to
+// the size before the search. Any other action cancels it; a key's Reset
+// (r) also forgets it, since its rows are gone. The zero value is "never
+// run".
 type Search struct {
 	// Running is true from AutoSize until the fit, a cancel or an error.
 	Running bool `json:"running"`
@@ -24,11 +34,27 @@ type Search struct {
 	// in order; Step the index of the size held now (len(Sizes) once
 	// fitting); Hold how long each is held, Left what remains of the
 	// current hold.
-	Scenario string  `json:"scenario"`
-	Sizes    []int   `json:"sizes"`
-	Step     int     `json:"step"`
-	Hold     Seconds `json:"hold_s"`
-	Left     Seconds `json:"left_s"`
+	Scenario string `json:"scenario"`
+	Sizes    []int  `json:"sizes"`
+	Step     int    `json:"step"`
+	// Pass is the pass under way (0 first), MaxPasses the time bound in
+	// passes.
+	Pass      int `json:"pass"`
+	MaxPasses int `json:"max_passes"`
+	// Spread is, per size of Sizes in order, the headline p99 in ms of
+	// each pass that held it (over the hold's window; NaN, null in JSON,
+	// with no observation), and PassPicks the size each finished pass
+	// picked: the scenario's rule (sizing.Recommend) over the rows up to
+	// its end (-1: none).
+	Spread    Spreads `json:"spread_headline_p99_ms"`
+	PassPicks []int   `json:"pass_picks"`
+	// OthersMaxCPUs is the most CPU the rest of the machine took during a
+	// hold (sysinfo.OthersCPUs; -1 unknown), BusyHolds how many holds it
+	// was busy in.
+	OthersMaxCPUs OptCPUs `json:"others_max_cpus"`
+	BusyHolds     int     `json:"busy_holds"`
+	Hold          Seconds `json:"hold_s"`
+	Left          Seconds `json:"left_s"`
 	// Canceled says a key (or Close) stopped it before the fit; Err is an
 	// action that failed ("" when none).
 	Canceled bool   `json:"canceled"`
@@ -36,10 +62,22 @@ type Search struct {
 	// Fit is the result once done: the model and the size picked
 	// (Fit.Recommended, -1 when the rule could not pick).
 	Fit *sizing.Fit `json:"fit"`
+	// Uncertain, once done, says why the search gives no answer ("" when
+	// it gives one): the machine was busy while it measured, or its passes
+	// disagreed up to its time bound. The pool is then set back to the
+	// size before the search.
+	Uncertain string `json:"uncertain,omitempty"`
 }
 
 // Done reports a finished search with a result.
 func (s Search) Done() bool { return !s.Running && s.Fit != nil }
+
+// The search's passes: at least two (a pick seen twice), at most three
+// (sweep's default repeat, and the time bound: 3 x sizes x window).
+const (
+	SearchMinPasses = 2
+	SearchMaxPasses = 3
+)
 
 // maxSearchSizes bounds how many sizes a search holds (each for a window).
 const maxSearchSizes = 12
@@ -79,6 +117,14 @@ func (z *searcher) state() Search {
 	defer z.mu.Unlock()
 	st := z.st
 	st.Sizes = slices.Clone(st.Sizes)
+	st.PassPicks = slices.Clone(st.PassPicks)
+	spread := make([][]float64, len(st.Spread))
+	for i, v := range st.Spread {
+		spread[i] = slices.Clone(v)
+	}
+	if st.Spread != nil {
+		st.Spread = spread
+	}
 	return st
 }
 
@@ -126,7 +172,9 @@ func (s *Session) startSearch() {
 	s.search.wg.Wait()
 	snap := s.Snapshot()
 	cancel := make(chan struct{})
-	st := Search{Running: true, Scenario: snap.Scenario, Sizes: SearchSizes(snap.UsableCPUs), Hold: Seconds(s.cfg.Window)}
+	st := Search{Running: true, Scenario: snap.Scenario, Sizes: SearchSizes(snap.UsableCPUs), Hold: Seconds(s.cfg.Window),
+		MaxPasses: SearchMaxPasses, OthersMaxCPUs: -1}
+	st.Spread = make([][]float64, len(st.Sizes))
 	s.search.mu.Lock()
 	s.search.st, s.search.cancel = st, cancel
 	s.search.mu.Unlock()
@@ -162,37 +210,64 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 		canceled()
 		return
 	}
-	meters := make([]sizing.Meter, len(st.Sizes))
-	for i, n := range st.Sizes {
-		if !post(Action{Kind: SetWorkers, N: n}) {
-			canceled()
-			return
-		}
-		s.search.update(func(x *Search) { x.Step, x.Left = i, st.Hold })
-		clk := s.cfg.Clock
-		end := clk.Now().Add(time.Duration(st.Hold))
-		var seen Seconds
-		for holding := true; holding; {
-			select {
-			case <-cancel:
+	before := s.Snapshot().Workers
+	meters := make([][]sizing.Meter, len(st.Sizes)) // per size, per pass
+	stable := false
+	for pass := 0; pass < SearchMaxPasses && !stable; pass++ {
+		figs := make([]float64, len(st.Sizes))
+		for i, n := range st.Sizes {
+			if !post(Action{Kind: SetWorkers, N: n}) {
 				canceled()
 				return
-			case now := <-clk.After(s.cfg.Interval):
-				snap := s.Snapshot()
-				if snap.Elapsed != seen {
-					seen = snap.Elapsed
-					meters[i].Add(time.Duration(snap.Elapsed), snap.Submitted, snap.WorkerBusy)
-				}
-				left := max(end.Sub(now), 0)
-				s.search.update(func(x *Search) { x.Left = Seconds(left) })
-				holding = left > 0
 			}
+			s.search.update(func(x *Search) { x.Pass, x.Step, x.Left = pass, i, st.Hold })
+			m0 := s.machine.ReadMachine()
+			var m sizing.Meter
+			if !s.holdSize(st, cancel, &m) {
+				canceled()
+				return
+			}
+			meters[i] = append(meters[i], m)
+			others, known := sysinfo.OthersCPUs(m0, s.machine.ReadMachine())
+			snap := s.Snapshot()
+			figs[i] = math.NaN()
+			if snap.Headline.Count > 0 {
+				figs[i] = float64(snap.Headline.P99) / float64(time.Millisecond)
+			}
+			s.search.update(func(x *Search) {
+				x.Spread[i] = append(x.Spread[i], figs[i])
+				if known {
+					x.OthersMaxCPUs = max(x.OthersMaxCPUs, OptCPUs(others))
+					if sysinfo.Busy(others, m0.CPUs) {
+						x.BusyHolds++
+					}
+				}
+			})
 		}
+		pick := sizing.Recommend(st.Scenario, searchObs(s.Snapshot(), st, meters)).Recommended
+		s.search.update(func(x *Search) {
+			x.PassPicks = append(x.PassPicks, pick)
+			n := len(x.PassPicks)
+			stable = n >= SearchMinPasses && pick >= 0 && x.PassPicks[n-2] == pick
+		})
 	}
 	s.search.update(func(x *Search) { x.Step, x.Left = len(st.Sizes), 0 })
 	f := sizing.Recommend(st.Scenario, searchObs(s.Snapshot(), st, meters))
-	s.search.update(func(x *Search) { x.Fit = &f })
-	if f.Recommended >= 0 && !post(Action{Kind: SetWorkers, N: f.Recommended}) {
+	q := s.search.state()
+	uncertain := ""
+	switch {
+	case q.BusyHolds > 0:
+		uncertain = fmt.Sprintf("machine busy: others up to %.1f of %d CPUs in %d of %d holds",
+			q.OthersMaxCPUs, s.machine.ReadMachine().CPUs, q.BusyHolds, len(q.PassPicks)*len(st.Sizes))
+	case !stable:
+		uncertain = "its passes picked " + pickList(q.PassPicks)
+	}
+	s.search.update(func(x *Search) { x.Fit, x.Uncertain = &f, uncertain })
+	to := f.Recommended
+	if uncertain != "" {
+		to = before
+	}
+	if to >= 0 && !post(Action{Kind: SetWorkers, N: to}) {
 		canceled()
 		return
 	}
@@ -200,9 +275,49 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 	s.search.stop(false)
 }
 
+// holdSize holds the size in force for st.Hold on the session's clock,
+// metering its samples into m and counting down Left; false when
+// canceled.
+func (s *Session) holdSize(st Search, cancel <-chan struct{}, m *sizing.Meter) bool {
+	clk := s.cfg.Clock
+	end := clk.Now().Add(time.Duration(st.Hold))
+	var seen Seconds
+	for {
+		select {
+		case <-cancel:
+			return false
+		case now := <-clk.After(s.cfg.Interval):
+			snap := s.Snapshot()
+			if snap.Elapsed != seen {
+				seen = snap.Elapsed
+				m.Add(time.Duration(snap.Elapsed), snap.Submitted, snap.WorkerBusy)
+			}
+			left := max(end.Sub(now), 0)
+			s.search.update(func(x *Search) { x.Left = Seconds(left) })
+			if left <= 0 {
+				return true
+			}
+		}
+	}
+}
+
+// pickList is the passes' picks in words: "1, 2, 1 workers".
+func pickList(picks []int) string {
+	w := make([]string, len(picks))
+	for i, p := range picks {
+		w[i] = "none"
+		if p >= 0 {
+			w[i] = strconv.Itoa(p)
+		}
+	}
+	return strings.Join(w, ", ") + " workers"
+}
+
 // searchObs are the search's sizes as sizing reads them: each size's row
-// of the scenario (at the GOMAXPROCS in force) and its meter.
-func searchObs(snap Snapshot, st Search, meters []sizing.Meter) []sizing.Obs {
+// of the scenario (at the GOMAXPROCS in force, every pass together) and
+// the median over its passes of its meters' arrival rate and service
+// time.
+func searchObs(snap Snapshot, st Search, meters [][]sizing.Meter) []sizing.Obs {
 	var obs []sizing.Obs
 	for _, r := range snap.Sizes {
 		i := slices.Index(st.Sizes, r.Workers)
@@ -210,9 +325,16 @@ func searchObs(snap Snapshot, st Search, meters []sizing.Meter) []sizing.Obs {
 			continue
 		}
 		j := r.JSON()
+		var arr, svc []float64
+		for _, m := range meters[i] {
+			arr = append(arr, m.ArrivalPerS())
+			if v := m.ServiceMS(r.ThroughputPerS()); !math.IsNaN(v) {
+				svc = append(svc, v)
+			}
+		}
 		obs = append(obs, sizing.Obs{Workers: r.Workers, ThroughputPerS: r.ThroughputPerS(),
 			HeadlineP99MS: optMS(j.HeadlineP99MS), LoopP99MS: optMS(j.ProbeP99MS),
-			ArrivalPerS: meters[i].ArrivalPerS(), ServiceMS: meters[i].ServiceMS(r.ThroughputPerS())})
+			ArrivalPerS: sizing.Median(arr), ServiceMS: sizing.Median(svc)})
 	}
 	return obs
 }

@@ -62,6 +62,10 @@ type Config struct {
 	// (clock.Real); a test passes a *clock.Fake. The probes and the pool
 	// time their work on the real clock, always.
 	Clock clock.Clock
+	// Machine reads how much CPU the rest of the machine uses (the
+	// header's others, each size row's machine_busy); nil is /proc/stat
+	// (sysinfo.NewProcStat). A test passes a fake machine.
+	Machine sysinfo.MachineReader
 	// Program, when not nil, makes the session watch a running program
 	// (its pool, its loop) instead of running Scenario; Workers, Scale,
 	// MaxQueue, PerTask and Scenarios are then ignored.
@@ -88,6 +92,11 @@ type Session struct {
 	lag   *probe.LagProbe
 	sched *probe.SchedProbe
 	sys   *sysinfo.Reader
+	// machine reads the rest of the machine's CPU (Config.Machine).
+	machine sysinfo.MachineReader
+	// machineOwn is the reader New opened (closed at shutdown); nil when
+	// Config gave one.
+	machineOwn *sysinfo.ProcStat
 	// cpus is read once at start: what the process may use (cgroup quota,
 	// affinity); the quota of a running container rarely changes.
 	cpus sysinfo.CPUs
@@ -208,6 +217,11 @@ func New(c Config) (*Session, error) {
 		}
 	}
 	cpus := sysinfo.ReadCPUs("/")
+	var machineOwn *sysinfo.ProcStat
+	if c.Machine == nil {
+		machineOwn = sysinfo.NewProcStat("/")
+		c.Machine = machineOwn
+	}
 	if c.Workers < 0 {
 		c.Workers = StartWorkers(c.Scenario, cpus)
 	}
@@ -217,6 +231,8 @@ func New(c Config) (*Session, error) {
 		start:       c.Clock.Now(),
 		loop:        probe.NewLoop(),
 		sys:         sysinfo.NewReader(),
+		machine:     c.Machine,
+		machineOwn:  machineOwn,
 		scenName:    c.Scenario,
 		workers:     c.Workers,
 		cpus:        cpus,
@@ -256,6 +272,7 @@ func New(c Config) (*Session, error) {
 		s.gmpSource = "offtop"
 	}
 	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
+	s.sizes.machine = c.Machine.ReadMachine
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
 	post := s.loop.Post
 	if c.Program != nil && c.Program.Post != nil {
@@ -277,7 +294,7 @@ func New(c Config) (*Session, error) {
 	s.scen = &stopOnce{Scenario: scen}
 	s.last = s.overlay(Snapshot{Schema: SchemaVersion,
 		Sampling: Sampling{Interval: Millis(c.Interval), Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
-		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()},
+		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), OthersCPUs: -1},
 		Process:  Process{RSSBytes: -1, CPUPercent: -1}})
 	s.startSampler()
 	go s.control()
@@ -760,4 +777,7 @@ func (s *Session) shutdown() {
 	}
 	s.loop.Close()
 	s.sys.Close()
+	if s.machineOwn != nil {
+		s.machineOwn.Close()
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // SizeRow is what one pool size did while it was held: per scenario, per
@@ -60,6 +61,25 @@ type SizeRow struct {
 	// at this size, per endpoint ("ping", "fast", "slow"), from arrival to
 	// response, whoever sent them; empty for a scenario that serves none.
 	Served map[string]hist.Summary
+	// OthersSeconds is the CPU time the rest of the machine used while
+	// the size was held, over OthersWall of the machine reading's own time
+	// (sysinfo.MachineSample; Held on the session's clock may be a test's
+	// fake one); OthersKnown false when it could not be read. MachineBusy
+	// says others took more than sysinfo.BusyShare of the CPUs then: the
+	// row measured the neighbours too.
+	OthersSeconds float64
+	OthersWall    time.Duration
+	OthersKnown   bool
+	MachineBusy   bool
+}
+
+// OthersCPUs is OthersSeconds per second of OthersWall (1 = one CPU busy
+// with other work); NaN when unknown or not held yet.
+func (r SizeRow) OthersCPUs() float64 {
+	if !r.OthersKnown || r.OthersWall <= 0 {
+		return math.NaN()
+	}
+	return r.OthersSeconds / r.OthersWall.Seconds()
 }
 
 // ThroughputPerS is Completed per second held; 0 when not held yet.
@@ -95,6 +115,10 @@ type sizeAcc struct {
 	answered  bool
 	unsettled int64
 	served    map[string]*hist.Exact // per endpoint; nil until one is served
+	others    time.Duration // the machine's others while held
+	othersAt  time.Duration // over this much of the reading's time
+	othersOK  bool
+	machCPUs  int
 }
 
 // stretch is one period a row was in force.
@@ -107,6 +131,7 @@ type sizeStretch struct {
 	cpuOK0  bool
 	paused  bool // the load was paused: nothing of it counts
 	idle    bool // paused because the program's pool had no task: its time is Idle
+	mach0   sysinfo.MachineSample
 }
 
 // counters reads the pool's completed count and the process CPU time.
@@ -116,7 +141,9 @@ type counters func() (completed int64, cpu time.Duration, cpuOK bool)
 type sizes struct {
 	now  func() time.Time
 	read counters
-	res  time.Duration // probe resolution: the correction interval
+	// machine reads the rest of the machine's CPU; nil: unknown.
+	machine func() sysinfo.MachineSample
+	res     time.Duration // probe resolution: the correction interval
 
 	// second is the Loop probe, corrected, over the last second (the
 	// charts' per-second p99); window is every headline observation over
@@ -149,6 +176,7 @@ func newSizes(now func() time.Time, read counters, res, window time.Duration) *s
 func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
@@ -156,13 +184,14 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 		return nil
 	}
 	z.close(cur, now, done, cpu, cpuOK)
+	z.closeMachine(cur, m)
 	acc := z.rows[k]
 	if acc == nil {
-		acc = &sizeAcc{key: k, probe: hist.NewExact(), headline: hist.NewExact(), cpuOK: true}
+		acc = &sizeAcc{key: k, probe: hist.NewExact(), headline: hist.NewExact(), cpuOK: true, othersOK: true}
 		z.rows[k] = acc
 		z.order = append(z.order, acc)
 	}
-	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused, idle: cur != nil && cur.idle}
+	st := &sizeStretch{acc: acc, start: now, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: cur != nil && cur.paused, idle: cur != nil && cur.idle, mach0: m}
 	if drained {
 		st.settled = now
 	}
@@ -197,6 +226,7 @@ func (z *sizes) idleSince(on bool, at time.Time, done int64, cpu time.Duration, 
 }
 
 func (z *sizes) pauseAt(on, idle bool, at time.Time, done int64, cpu time.Duration, cpuOK bool) {
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	cur := z.current()
@@ -207,7 +237,8 @@ func (z *sizes) pauseAt(on, idle bool, at time.Time, done int64, cpu time.Durati
 		at = cur.start
 	}
 	z.close(cur, at, done, cpu, cpuOK)
-	z.push(&sizeStretch{acc: cur.acc, start: at, settled: at, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on, idle: idle})
+	z.closeMachine(cur, m)
+	z.push(&sizeStretch{acc: cur.acc, start: at, settled: at, done0: done, cpu0: cpu, cpuOK0: cpuOK, paused: on, idle: idle, mach0: m})
 }
 
 // settle marks st's row as counting from now.
@@ -245,6 +276,33 @@ func (z *sizes) close(st *sizeStretch, now time.Time, done int64, cpu time.Durat
 	st.acc.completed += d
 	st.acc.cpu += c
 	st.acc.cpuOK = st.acc.cpuOK && ok
+}
+
+// readMachine is the machine now; unknown without a reader.
+func (z *sizes) readMachine() sysinfo.MachineSample {
+	if z.machine == nil {
+		return sysinfo.MachineSample{}
+	}
+	return z.machine()
+}
+
+// closeMachine adds the others' CPU time of st up to m into its row.
+// Callers hold mu.
+func (z *sizes) closeMachine(st *sizeStretch, m sysinfo.MachineSample) {
+	if st == nil || st.paused {
+		return
+	}
+	d, at, ok := st.othersSpan(m)
+	st.acc.others += d
+	st.acc.othersAt += at
+	st.acc.othersOK = st.acc.othersOK && ok
+	st.acc.machCPUs = max(st.acc.machCPUs, m.CPUs)
+}
+
+// othersSpan is the others' CPU time from st's start to m, and the
+// readings' time between.
+func (st *sizeStretch) othersSpan(m sysinfo.MachineSample) (time.Duration, time.Duration, bool) {
+	return max(m.Others-st.mach0.Others, 0), max(m.At.Sub(st.mach0.At), 0), m.Known && st.mach0.Known
 }
 
 // span is st's time, completions and CPU from its start to now.
@@ -362,14 +420,15 @@ func (z *sizes) answer(scen string, ok bool) {
 func (z *sizes) snapshot() []SizeRow {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	return z.rowsAt(now, done, cpu, cpuOK)
+	return z.rowsAt(now, done, cpu, cpuOK, m)
 }
 
-// rowsAt is snapshot's rows at now, the pool having completed done and the
-// process used cpu. Callers hold mu.
-func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool) []SizeRow {
+// rowsAt is snapshot's rows at now, the pool having completed done, the
+// process used cpu and the machine read m. Callers hold mu.
+func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool, m sysinfo.MachineSample) []SizeRow {
 	cur := z.current()
 	var scens []string
 	for _, a := range z.order {
@@ -386,10 +445,12 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool)
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
 			Served: map[string]hist.Summary{},
+			OthersSeconds: a.others.Seconds(), OthersWall: a.othersAt, OthersKnown: a.othersOK,
 		}
 		for ep, e := range a.served {
 			r.Served[ep] = e.Summary()
 		}
+		cpus := a.machCPUs
 		if cur != nil && cur.acc == a {
 			if cur.idle {
 				r.Idle += max(now.Sub(cur.start), 0)
@@ -400,8 +461,16 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool)
 				r.Completed += d
 				r.CPUSeconds += c.Seconds()
 				r.CPUKnown = r.CPUKnown && ok
+				o, at, ok := cur.othersSpan(m)
+				r.OthersSeconds += o.Seconds()
+				r.OthersWall += at
+				r.OthersKnown = r.OthersKnown && ok
+				cpus = max(cpus, m.CPUs)
 			}
 			r.Current = true
+		}
+		if v := r.OthersCPUs(); !math.IsNaN(v) {
+			r.MachineBusy = sysinfo.Busy(v, cpus)
 		}
 		if spec.FromProbe {
 			r.Headline = r.Probe

@@ -82,6 +82,13 @@ type Machine struct {
 	// line why a limit is unknown ("" when all was read).
 	UsableCPUs float64 `json:"-"`
 	CPUWarning string  `json:"-"`
+	// OthersCPUs is the CPUs' worth of time the rest of the machine used
+	// over about the last second (sysinfo.MachineSample; -1, null in JSON,
+	// when unknown), of OthersOf CPUs (the reading's: the affinity mask);
+	// MachineBusy says it is more than sysinfo.BusyShare of them.
+	OthersCPUs  OptCPUs `json:"others_cpus"`
+	OthersOf    int     `json:"-"`
+	MachineBusy bool    `json:"machine_busy"`
 }
 
 // Status is what the scenario reports at the sample (scenarios.Status).

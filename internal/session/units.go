@@ -160,6 +160,64 @@ func (q CPUQuota) MarshalJSON() ([]byte, error) {
 	return num(float64(q)), nil
 }
 
+// OptCPUs is a number of CPUs' worth of time, fractional; negative (-1)
+// when unknown, which encodes null. It encodes to 3 decimals.
+type OptCPUs float64
+
+// MarshalJSON writes c to 3 decimals, null when negative.
+func (c OptCPUs) MarshalJSON() ([]byte, error) {
+	if c < 0 {
+		return null, nil
+	}
+	return num(round3(float64(c))), nil
+}
+
+// UnmarshalJSON reads a number; null is unknown (-1).
+func (c *OptCPUs) UnmarshalJSON(b []byte) error {
+	v, err := float(b, -1)
+	*c = OptCPUs(v)
+	return err
+}
+
+// Spreads are figures per item, several each (the search's headline p99
+// per size, per pass); NaN is no figure, null in JSON. They encode to 3
+// decimals.
+type Spreads [][]float64
+
+// MarshalJSON writes the lists, NaN as null.
+func (s Spreads) MarshalJSON() ([]byte, error) {
+	out := make([][]*float64, len(s))
+	for i, v := range s {
+		out[i] = make([]*float64, len(v))
+		for k, x := range v {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				r := round3(x)
+				out[i][k] = &r
+			}
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads the lists, null as NaN.
+func (s *Spreads) UnmarshalJSON(b []byte) error {
+	var in [][]*float64
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*s = make(Spreads, len(in))
+	for i, v := range in {
+		(*s)[i] = make([]float64, len(v))
+		for k, x := range v {
+			(*s)[i][k] = math.NaN()
+			if x != nil {
+				(*s)[i][k] = *x
+			}
+		}
+	}
+	return nil
+}
+
 // CPUCount is a number of CPUs; 0 when unknown, which encodes null.
 type CPUCount int
 

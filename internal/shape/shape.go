@@ -10,6 +10,8 @@ package shape
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,4 +49,31 @@ func Judge(t testing.TB) {
 	default:
 		t.Skipf("not judged: the machine is busy (%s)", why)
 	}
+}
+
+// Spin starts n busy loops of the test's own, each a process
+// (sh -c 'while :; do :; done'): neighbours that take a CPU each. stop
+// ends them (safe to call more than once, from any goroutine); the test's
+// cleanup calls it too.
+func Spin(t testing.TB, n int) (stop func()) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for range n {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			for _, c := range cmds {
+				c.Process.Kill()
+				c.Wait()
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

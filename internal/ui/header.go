@@ -9,10 +9,24 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
+// othersShown is the share of the CPUs others must take for the header to
+// say so: below it the machine is as quiet as a shared one gets.
+const othersShown = 0.1
+
+// othersOf is the CPUs the others reading covers.
+func othersOf(s session.Snapshot) int {
+	if s.OthersOf > 0 {
+		return s.OthersOf
+	}
+	return s.NumCPU
+}
+
 // header is the top line. As the width shrinks it drops to single
 // spaces, then to shorter names (GOMAXPROCS without its source, then
 // "procs" and "cpus"), and only then abbreviates the words a reader acts
-// on ("sugg", "OVER"), then is cut. The form is chosen for the longest
+// on ("others 1.6/2", "OVER"), then is cut. The others field (CPU the rest
+// of the machine takes) shows above othersShown of the CPUs, warm, and hot
+// when the machine is busy (session.Machine.MachineBusy). The form is chosen for the longest
 // elapsed time it will show (t=9999.9s), so it does not change as t grows.
 func header(s session.Snapshot, w int) string {
 	type field struct{ forms [4]string } // full, mid, compact, short
@@ -48,9 +62,20 @@ func header(s session.Snapshot, w int) string {
 	if f, ok := processField(s); ok {
 		fs = append([]field{f}, fs...)
 	}
-	sugg := fmt.Sprintf("suggested %d", s.SuggestedWorkers)
-	short := fmt.Sprintf("sugg %d", s.SuggestedWorkers)
-	fs = append(fs, field{[4]string{sugg, sugg, sugg, short}})
+	// The CPU rule's size is where a run starts, not an answer: the
+	// sizes panel's pick is the one answer.
+	start := fmt.Sprintf("start %d", s.SuggestedWorkers)
+	fs = append(fs, field{[4]string{start + " (CPU rule)", start, start, start}})
+	if of := othersOf(s); s.OthersCPUs >= 0 && of > 0 && float64(s.OthersCPUs) > othersShown*float64(of) {
+		v := fmt.Sprintf("%.1f", float64(s.OthersCPUs))
+		style, mark := theme.Warm, ""
+		if s.MachineBusy {
+			style, mark = theme.Hot, markHot+" "
+		}
+		long := style.Render(fmt.Sprintf("%sothers %s of %d CPUs", mark, v, of))
+		short := style.Render(fmt.Sprintf("%sothers %s/%d", mark, v, of))
+		fs = append(fs, field{[4]string{long, long, short, short}})
+	}
 	build := func(tier int, sep, t string) string {
 		parts := []string{theme.Bold.Render("offtop"), theme.Bold.Render(scen)}
 		for _, f := range fs {

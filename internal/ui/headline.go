@@ -14,11 +14,11 @@ import (
 const headlineLines = 2
 
 // headlinePanel is the one figure to watch for the scenario, now (over the
-// window) and at the best size (the best row's p99 as it stands, so it can
-// grow while that size is held), and the Loop probe's p99 now and at the
+// window) and at the pick (the sizes panel's: the picked row's p99 as it
+// stands, so it can grow while that size is held), and the Loop probe's p99 now and at the
 // size in force, each with its unit, in fixed places:
 //
-//	▶ ping p99  now   8.4 ms (5s)    at the best size   3.1 ms (1 worker)
+//	▶ ping p99  now   8.4 ms (5s)    at the pick   3.1 ms (1 worker)
 //	loop probe p99    1.2 ms  (5s, corrected)    at this size   1.1 ms
 func headlinePanel(s session.Snapshot, w int) []string {
 	spec := scenarios.Headline(s.Scenario)
@@ -27,19 +27,25 @@ func headlinePanel(s session.Snapshot, w int) []string {
 		win = fmtDur(time.Duration(s.Window))
 	}
 	t := report.For(s.Sizes, s.Scenario, report.MinHeld)
+	if p := report.PickFor(s, t); p.From == report.FromSearch { // the panel's one answer
+		t = t.WithBest(p.Workers)
+	}
 	best := theme.Faint.Render("n/a (hold a size 1s)")
-	if t.Best >= 0 {
+	if t.Best < 0 && s.Search.Uncertain != "" && s.Search.Scenario == s.Scenario {
+		best = theme.Faint.Render("none (search uncertain)")
+	}
+	if t.Best >= 0 && t.Rows[t.Best].HeadlineP99MS != nil {
 		r := t.Rows[t.Best]
 		best = theme.Best.Render(fmt.Sprintf("%7s %s", report.Figure(*r.HeadlineP99MS), spec.Unit)) + " (" + report.SizeName(r.Workers) + ")"
 	}
 	head := theme.Title.Render("▶ "+spec.Label()) + "  now " + theme.Figure.Render(fmt.Sprintf("%7s", summaryP99(s.Headline))+" "+spec.Unit) +
 		fmt.Sprintf(" %-5s", "("+win+")")
-	// "at the best size" where the longest size name fits after it, else
-	// "best size": chosen by the width, so it holds from frame to frame.
+	// "at the pick" where the longest size name fits after it, else
+	// "pick": chosen by the width, so it holds from frame to frame.
 	widest := fmt.Sprintf("%7s %s (%s)", "", spec.Unit, report.SizeName(session.MaxWorkers))
-	label := "   at the best size "
+	label := "   at the pick "
 	if cellWidth(head)+len(label)+len(widest) > w {
-		label = "  best size "
+		label = "  pick "
 	}
 	l1 := head + label + best
 

@@ -118,8 +118,9 @@ func helpLines(s session.Snapshot, w int) []string {
 		res = fmtDur(time.Duration(s.Resolution))
 	}
 	legend := []string{
-		"▶ headline: the scenario's one figure to watch, now (over the window) and at the best size: that row's p99 as it stands, which grows if its tail does.",
-		"sizes tried: a row per pool size held 1s or more, each measured only at that size (its own histograms); > the size now, * the best by the rule under the table. r clears them; tab keeps them per scenario.",
+		"▶ headline: the scenario's one figure to watch, now (over the window) and at the pick: that row's p99 as it stands, which grows if its tail does.",
+		"sizes tried: a row per pool size held 1s or more, each measured only at that size (its own histograms); > the size now, * the pick, its rule and figures on the pick: line (the search's once a finishes; before any row, start N is the CPU rule's starting point, not an answer); s! a row held while others took more than a quarter of the CPUs, not picked while a clean row exists. r clears them; tab keeps them per scenario.",
+		"others N of M CPUs (header): CPU the rest of the machine used over the last second; warm above a tenth of the CPUs, hot above a quarter, when every figure measures the neighbours too.",
 		"meters: | busy on a CPU (all of busy when on-CPU time is unknown), : busy off a CPU (waiting for a core or for I/O); then busy % and on-CPU %; ↓ a retiring worker (ends after its task).",
 		"Loop queue: callbacks waiting for the Loop. pool queue: tasks waiting for a worker.",
 		"marks: " + markWarm + " busy >= 60% or probe p99 > 10 ms; " + markHot + " busy >= 90% or probe p99 > 50 ms.",

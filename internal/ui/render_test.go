@@ -94,13 +94,13 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 	out := plain(richSnapshot(), 80, 24, false)
 	for _, want := range []string{
 		// header
-		"offtop", "server", "workers 8", "procs 2", "cpus 4", "limit 1.5", "suggested 2", "t=12.3s", "PAUSED",
+		"offtop", "server", "workers 8", "GOMAXPROCS 2", "NumCPU 4", "limit 1.5", "start 2", "t=12.3s", "PAUSED",
 		// headline
-		"▶ ping p99  now      48 ms (5s)", "at the best size    8.40 ms (1 worker)", "loop probe p99      48▲ ms", "at this size     190 ms",
+		"▶ ping p99  now      48 ms (5s)", "at the pick    8.40 ms (1 worker)", "loop probe p99      48▲ ms", "at this size     190 ms",
 		// sizes tried
 		"sizes tried", "size    held  Loop p99 ms  ping p99 ms  tasks/s  CPU/wall",
 		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",
-		">      8      4s          190          195", "best: lowest ping p99 -> 1 worker (8.40 ms)",
+		">      8      4s          190          195", "pick: 1 worker, lowest ping p99 (8.40 ms, Loop p99 1.20 ms), from the rows",
 		// meters
 		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
 		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MiB",
@@ -500,7 +500,7 @@ func TestFooterKeepsTheKeys(t *testing.T) {
 }
 
 // TestHeaderSpellsOutWhatToActOn: at 80 columns, oversubscribed, the
-// header keeps "suggested" and "OVERSUBSCRIBED" whole (the newcomer read
+// header keeps "start" and "OVERSUBSCRIBED" whole (the newcomer read
 // "sugg 1 ... ! OVERSUB"), and its form does not change as t grows.
 func TestHeaderSpellsOutWhatToActOn(t *testing.T) {
 	s := richSnapshot()
@@ -510,7 +510,7 @@ func TestHeaderSpellsOutWhatToActOn(t *testing.T) {
 	for _, sec := range []float64{7.8, 123.4, 4321} {
 		s.Elapsed = session.Seconds(time.Duration(sec * float64(time.Second)))
 		out := ansi.Strip(header(s, 80))
-		if ansi.StringWidth(out) > 80 || !strings.Contains(out, "suggested 2") || !strings.Contains(out, "OVERSUBSCRIBED") {
+		if ansi.StringWidth(out) > 80 || !strings.Contains(out, "start 2") || !strings.Contains(out, "OVERSUBSCRIBED") {
 			t.Errorf("t=%v: %q", sec, out)
 		}
 		form := out[:strings.Index(out, "t=")]

@@ -10,48 +10,54 @@ import (
 )
 
 // TestSizesPanelShowsTheSearch: while the search runs, the panel's title
-// names the size held, its place and the time left; once fitted, the
-// size picked is marked R and the rule's line replaces the best line; a
-// canceled search says so and marks nothing. Every frame keeps its size.
+// names the size held, its place, its pass and the time left; once
+// fitted, the title gives the fit (model, N*, R^2, verdict), the size
+// picked is the one row marked '*' (no second mark), the pick's line
+// names its rule and the figures the search read, and each row shows its
+// spread over the passes; an uncertain search picks and marks nothing and
+// says why; a canceled search says so and marks nothing. Every frame
+// keeps its size.
 func TestSizesPanelShowsTheSearch(t *testing.T) {
 	s := richSnapshot()
-	s.Search = session.Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 1, Hold: session.Seconds(5 * time.Second), Left: session.Seconds(3 * time.Second)}
+	s.Search = session.Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 1, Pass: 1, MaxPasses: 3,
+		Hold: session.Seconds(5 * time.Second), Left: session.Seconds(3 * time.Second)}
 	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
 		out := plain(s, sz[0], sz[1], false)
 		checkFits(t, out, sz[0], sz[1])
-		if !strings.Contains(out, "auto: 2 workers (2 of 4), 3s left; any key cancels") {
+		if !strings.Contains(out, "auto: 2 workers (2/4, pass 2/3), 3s left; any key cancels") {
 			t.Errorf("%v: no progress\n%s", sz, out)
 		}
 		// The rows were cleared when it began: the screen says so.
-		if !strings.Contains(out, "auto: rows cleared, measuring 1..4 workers (4 sizes), 5s each") {
+		if !strings.Contains(out, "auto: rows cleared, measuring 1..4 workers in turn (4 sizes), 5s each") {
 			t.Errorf("%v: the search does not say it cleared the rows\n%s", sz, out)
 		}
 	}
 	f := sizing.Recommend("server", []sizing.Obs{
 		{Workers: 1, ThroughputPerS: 20, HeadlineP99MS: 8.4, LoopP99MS: 1.2},
 		{Workers: 2, ThroughputPerS: 30, HeadlineP99MS: 57, LoopP99MS: 55},
+		{Workers: 3, ThroughputPerS: 33, HeadlineP99MS: 60, LoopP99MS: 56},
+		{Workers: 4, ThroughputPerS: 31, HeadlineP99MS: 70, LoopP99MS: 60},
 	})
-	s.Search = session.Search{Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 4, Fit: &f}
+	s.Search = session.Search{Scenario: "server", Sizes: []int{1, 2, 8}, Step: 3, MaxPasses: 3, Fit: &f,
+		Spread: session.Spreads{{8.1, 8.6}, {50, 57}, {190, 201}}, PassPicks: []int{1, 1}}
 	out := plain(s, 100, 30, false)
 	checkFits(t, out, 100, 30)
-	// The pick's line names each figure it read as the search's own.
-	for _, want := range []string{"auto: done, R marks its pick", "auto R: 1 worker, lowest ping p99 with Loop p99 < 50 ms",
-		"during the search: ping p99 8.4 ms, Loop p99 1.2 ms"} {
+	for _, want := range []string{"auto: throughput peaks near", "(a good fit)", "; fit: USL N* ", "R^2 1.00", "pick: 1 worker, lowest ping p99 with Loop p99 < 50 ms, from the search",
+		"during the search: ping p99 8.4 ms, Loop p99 1.2 ms", "pass p99 ms", "8.10-8.60", "190-201"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q\n%s", want, out)
 		}
 	}
-	marked := 0
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, " R     1 ") {
-			marked++
-		}
+	if strings.Contains(out, " R ") || strings.Count(out, " *") != 1 || !strings.Contains(out, " *     1 ") {
+		t.Errorf("want one mark, '*' on the 1-worker row, no R\n%s", out)
 	}
-	if marked != 1 {
-		t.Errorf("the 1-worker row is not marked R\n%s", out)
+	s.Search.Uncertain = "machine busy: others up to 1.8 of 2 CPUs in 6 of 6 holds"
+	out = plain(s, 100, 30, false)
+	if !strings.Contains(out, "pick: none, the search is uncertain: machine busy") || strings.Contains(out, " *  ") || !strings.Contains(out, "auto: uncertain") {
+		t.Errorf("uncertain\n%s", out)
 	}
-	s.Search.Canceled = true
-	if out := plain(s, 100, 30, false); !strings.Contains(out, "auto: canceled") || strings.Contains(out, " R     1 ") {
+	s.Search.Uncertain, s.Search.Canceled = "", true
+	if out := plain(s, 100, 30, false); !strings.Contains(out, "auto: canceled") || strings.Contains(out, "from the search") {
 		t.Errorf("canceled\n%s", out)
 	}
 }

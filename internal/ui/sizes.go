@@ -2,43 +2,57 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/offtop/offtop/internal/report"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
 // sizesPanel is "sizes tried": a row per pool size held at least
 // report.MinHeld (and the current one) with its own figures (see
-// session.SizeRow), the current row marked '>', the best '*', and the rule
-// that picked it on the last line. It is exactly rows+sizesFixed lines: the
-// table's rows are slots, so a new size fills one and moves nothing.
+// session.SizeRow), the current row marked '>', the pick '*', and the
+// pick's line last (report.PickFor: the search's, else the best row, else
+// the CPU rule's starting point), so the screen gives one answer. It is
+// exactly rows+sizesFixed lines: the table's rows are slots, so a new size
+// fills one and moves nothing.
 //
-// The size search (the a key) clears the rows when it starts and measures
-// every size afresh: its title shows the size held and the time left, its
-// last line says the rows were cleared and what it measures. Once it has
-// fitted, its pick is marked R and two lines replace the best line (the
-// last table slot gives up its place): the pick and its rule, and the
-// figures the search read, labelled as its own; the rows go on growing
-// after it, those figures do not.
+// A row held while the machine was busy shows '!' after its held time;
+// while there is one, a slot states the rule (report.BusyRule). The size
+// search (the a key) clears the rows when it starts and measures every
+// size afresh: its title shows the size held and the time left, its last
+// line says the rows were cleared and what it measures. Once it has
+// fitted, the title gives the fit's verdict and, room allowing, a slot
+// under the pick the figures the search read and the model (USL, N*,
+// R^2).
 func sizesPanel(s session.Snapshot, w, rows int) []string {
 	q := s.Search
-	fitted := q.Fit != nil && q.Scenario == s.Scenario && !q.Canceled
 	running := q.Running && q.Scenario == s.Scenario
+	full := report.For(s.Sizes, s.Scenario, report.MinHeld)
+	pick := report.PickFor(s, full)
+	if pick.From == report.FromSearch {
+		full = full.WithBest(pick.Workers)
+	}
 	slots := rows
-	if fitted && rows > 1 {
+	busy := full.AnyBusy() && slots > 1
+	if busy {
 		slots--
 	}
-	t, more := report.For(s.Sizes, s.Scenario, report.MinHeld).Keep(slots)
-	lines := t.Lines(false)
-	out := []string{cutTitle("sizes tried", searchNote(s), w), theme.Faint.Render(lines[0])}
+	figures := pick.From == report.FromSearch && slots > 1 && !running
+	if figures {
+		slots--
+	}
+	t, more := full.Keep(slots)
+	cols := t.Columns(false, t.MixedGOMAXPROCS())
+	if q.Scenario == s.Scenario && len(q.Spread) > 0 {
+		cols = append(cols, spreadColumn(q))
+	}
+	lines := t.Render(cols)
+	out := []string{cutTitle("sizes tried", searchNote(s, pick), w), theme.Faint.Render(lines[0])}
 	for i, l := range lines[1:] {
 		marks, rest := t.Marks(i), l[len(t.Marks(i)):]
-		switch {
-		case fitted && t.Rows[i].Workers == q.Fit.Recommended:
-			marks = marks[:1] + theme.Best.Render("R")
-		case i == t.Best:
+		if i == t.Best {
 			marks = marks[:1] + theme.Best.Render(marks[1:])
 		}
 		if t.Rows[i].Current {
@@ -58,52 +72,83 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 		}
 		out = append(out, hint)
 	}
+	if busy {
+		out = append(out, theme.Warm.Render("  "+report.BusyRule))
+	}
 	moreNote := ""
 	if more > 0 {
 		moreNote = fmt.Sprintf("  (+%d more at exit)", more)
 	}
-	best := t.BestLine() + moreNote
+	last := pick.Line + moreNote
 	switch {
 	case running:
-		best = theme.Warm.Render(searchPlan(q)) + moreNote
-	case fitted:
-		pick, figures := q.Fit.Short(scenarios.Headline(s.Scenario))
-		best = pick + moreNote
-		if slots < rows {
-			out = append(out, best)
-			best = theme.Faint.Render("  " + figures)
+		last = theme.Warm.Render(searchPlan(q)) + moreNote
+	case figures:
+		out = append(out, last)
+		f := pick.Fit
+		if pick.Figures != "" {
+			f = pick.Figures + "; " + f
 		}
+		last = theme.Faint.Render("  " + f)
 	}
-	return append(out, best)
+	return append(out, last)
 }
 
 // searchPlan is what a running search does, for the panel's last line:
-// "auto: rows cleared, measuring 1..4 workers (4 sizes), 5s each".
+// "auto: rows cleared, measuring 1..4 workers in turn (4 sizes), 5s each,
+// 2-3 passes until its pick holds, then fitting".
 func searchPlan(q session.Search) string {
 	if len(q.Sizes) == 0 {
 		return "auto: rows cleared"
 	}
-	return fmt.Sprintf("auto: rows cleared, measuring %d..%d workers (%d sizes), %s each, then fitting",
-		q.Sizes[0], q.Sizes[len(q.Sizes)-1], len(q.Sizes), fmtDur(time.Duration(q.Hold)))
+	return fmt.Sprintf("auto: rows cleared, measuring %d..%d workers in turn (%d sizes), %s each, %d-%d passes until its pick holds, then fitting",
+		q.Sizes[0], q.Sizes[len(q.Sizes)-1], len(q.Sizes), fmtDur(time.Duration(q.Hold)), session.SearchMinPasses, q.MaxPasses)
+}
+
+// spreadColumn is the search's spread for a row: the lowest and highest
+// headline p99 of its passes ("1.10-1.32"), one figure after one pass,
+// "" for a size it did not hold.
+func spreadColumn(q session.Search) report.Column {
+	return report.Column{Head: "pass p99 ms", Width: 11, Cell: func(_ int, r session.SizeJSON) string {
+		i := slices.Index(q.Sizes, r.Workers)
+		if i < 0 || i >= len(q.Spread) {
+			return ""
+		}
+		lo, hi, n := math.Inf(1), math.Inf(-1), 0
+		for _, v := range q.Spread[i] {
+			if !math.IsNaN(v) {
+				lo, hi, n = min(lo, v), max(hi, v), n+1
+			}
+		}
+		switch {
+		case n == 0:
+			return "n/a"
+		case n == 1:
+			return report.Figure(lo)
+		}
+		return report.Figure(lo) + "-" + report.Figure(hi)
+	}}
 }
 
 // searchNote is the size search's state for the panel's title: the size
 // held and the time left while it runs, "canceled" after a key stopped
-// it; "" when none has run on this scenario.
-func searchNote(s session.Snapshot) string {
+// it, the fit once done (pick.Fit); "" when none has run on this scenario.
+func searchNote(s session.Snapshot, pick report.Pick) string {
 	q := s.Search
 	switch {
 	case q.Scenario != s.Scenario || q.Sizes == nil:
 		return ""
 	case q.Running && q.Step < len(q.Sizes):
-		return theme.Warm.Render(fmt.Sprintf("auto: %s (%d of %d), %.0fs left; any key cancels",
-			report.SizeName(q.Sizes[q.Step]), q.Step+1, len(q.Sizes), q.Left.Seconds()))
+		return theme.Warm.Render(fmt.Sprintf("auto: %s (%d/%d, pass %d/%d), %.0fs left; any key cancels",
+			report.SizeName(q.Sizes[q.Step]), q.Step+1, len(q.Sizes), q.Pass+1, max(q.MaxPasses, 1), q.Left.Seconds()))
 	case q.Running:
 		return theme.Warm.Render("auto: fitting")
 	case q.Canceled:
 		return theme.Faint.Render("auto: canceled")
 	case q.Err != "":
 		return theme.Faint.Render("auto: stopped: " + q.Err)
+	case q.Uncertain != "":
+		return theme.Warm.Render("auto: uncertain; " + pick.Verdict)
 	}
-	return theme.Faint.Render("auto: done, R marks its pick")
+	return theme.Faint.Render("auto: " + pick.Verdict)
 }

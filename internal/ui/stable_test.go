@@ -76,8 +76,8 @@ func vary(snap session.Snapshot, k int, r *rand.Rand) session.Snapshot {
 // labels are the words of the dashboard that must hold still: panel
 // titles, the names of figures, the axis's marks.
 func labels(s session.Snapshot) []string {
-	out := []string{"▶ " + scenarios.Headline(s.Scenario).Label(), "now", "at the best size", "loop probe p99", "at this size",
-		"sizes tried", "held", "Loop p99 ms", "tasks/s", "CPU/wall", "best:",
+	out := []string{"▶ " + scenarios.Headline(s.Scenario).Label(), "now", "at the pick", "loop probe p99", "at this size",
+		"sizes tried", "held", "Loop p99 ms", "tasks/s", "CPU/wall", "pick:",
 		"loop and workers", "pool queue", "running", "failed", "loop [", "Loop queue", "CPU", "RSS",
 		"Loop probe p99 ms", "-10s", "? help", "q quit"}
 	for _, r := range s.Readouts {
@@ -149,7 +149,7 @@ func TestLayoutStableOnEveryScenario(t *testing.T) {
 					got := where(screen, labels(snap))
 					if k == 0 {
 						want = got
-						for _, l := range []string{"sizes tried", "loop and workers", "pool queue", "Loop queue", "best:"} {
+						for _, l := range []string{"sizes tried", "loop and workers", "pool queue", "Loop queue", "pick:"} {
 							if got[l] == "" {
 								t.Errorf("no %q on screen:\n%s", l, strings.Join(screen, "\n"))
 							}
