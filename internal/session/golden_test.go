@@ -37,7 +37,7 @@ func goldenFull() Snapshot {
 				Probe:    hist.Summary{P99: 9*time.Millisecond + 4321, Max: 20 * time.Millisecond, Count: 300},
 				Headline: hist.Summary{P99: 4 * time.Millisecond, Count: 30}, HeadlineName: "ping",
 				Completed: 12, CPUSeconds: 1.5, CPUKnown: true, AnswerKnown: true, AnswerOK: true, Current: true, Unsettled: 3,
-				Served: map[string]hist.Summary{"ping": {P50: time.Millisecond, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond, Count: 25}},
+				Served:        map[string]hist.Summary{"ping": {P50: time.Millisecond, P90: 2 * time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond, Count: 25}},
 				OthersSeconds: 4.5, OthersWall: 3 * time.Second, OthersKnown: true, MachineBusy: true},
 			{Scenario: "server", Workers: 3, GOMAXPROCS: 4, Held: time.Second, HeadlineName: "ping"},
 		},

@@ -115,8 +115,8 @@ type sizeAcc struct {
 	answered  bool
 	unsettled int64
 	served    map[string]*hist.Exact // per endpoint; nil until one is served
-	others    time.Duration // the machine's others while held
-	othersAt  time.Duration // over this much of the reading's time
+	others    time.Duration          // the machine's others while held
+	othersAt  time.Duration          // over this much of the reading's time
 	othersOK  bool
 	machCPUs  int
 }
@@ -444,7 +444,7 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 			Held: a.held, Idle: a.idle, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,
-			Served: map[string]hist.Summary{},
+			Served:        map[string]hist.Summary{},
 			OthersSeconds: a.others.Seconds(), OthersWall: a.othersAt, OthersKnown: a.othersOK,
 		}
 		for ep, e := range a.served {
