@@ -308,3 +308,35 @@ func firstLine(t *testing.T, url string, ok func(map[string]json.RawMessage) boo
 	t.Fatalf("%s: no line as wanted (%v)", url, sc.Err())
 	return nil
 }
+
+// TestMiddlewareMemoryBound: the route table at its largest (MaxRoutes
+// routes, other and unmatched, each with requests in every tenth of the
+// window) holds what MaxRoutes documents: 288 KiB a route, under 20 MiB
+// in all (runtime.MemStats).
+func TestMiddlewareMemoryBound(t *testing.T) {
+	fake := clock.NewFake(time.Unix(1_000_000, 0))
+	const window = 5 * time.Second
+	before := retained()
+	e := newEndpoints(window, fake.Now)
+	mux := http.NewServeMux()
+	for i := range MaxRoutes + 1 { // the last one is other
+		mux.HandleFunc(fmt.Sprintf("/r%d", i), func(http.ResponseWriter, *http.Request) {})
+	}
+	h := e.wrap(mux)
+	for range 10 {
+		for i := range MaxRoutes + 1 {
+			serve(h, http.MethodGet, fmt.Sprintf("/r%d", i))
+		}
+		serve(h, http.MethodGet, "/none")
+		fake.Advance(window / 10)
+	}
+	held := int64(retained()) - int64(before)
+	if n := len(e.read()); n != MaxRoutes+2 {
+		t.Fatalf("%d routes, want %d, other and unmatched", n, MaxRoutes)
+	}
+	t.Logf("heap: %d KiB for %d routes with every slot in use (%d KiB a route)", held>>10, MaxRoutes+2, held>>10/(MaxRoutes+2))
+	if held > 20<<20 {
+		t.Errorf("the full table holds %d KiB, over the 19 MiB MaxRoutes says", held>>10)
+	}
+	runtime.KeepAlive(e)
+}
