@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -116,6 +117,7 @@ type Agent struct {
 	token string
 	file  string // the token file's path; "" without Control
 	hub   *hub
+	ep    *endpoints   // Middleware's routes
 	srv   *http.Server // Listen's, nil after New
 	ln    net.Listener
 
@@ -134,14 +136,15 @@ func New(o Options) (*Agent, error) {
 	if o.Logf == nil {
 		o.Logf = log.Printf
 	}
+	ep := newEndpoints(cmp.Or(o.Window, session.DefaultWindow), nil)
 	s, err := session.New(session.Config{
 		Interval: o.Interval, Resolution: o.Resolution, Window: o.Window,
-		Program: &session.Program{Name: o.Name, Pool: engine, Post: o.Post},
+		Program: &session.Program{Name: o.Name, Pool: engine, Post: o.Post, Endpoints: ep.read},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a := &Agent{o: o, s: s, done: make(chan struct{})}
+	a := &Agent{o: o, s: s, ep: ep, done: make(chan struct{})}
 	snap := s.Snapshot()
 	me := self()
 	a.info = Info{Agent: "offtop", Schema: SchemaVersion, Name: snap.Scenario, PID: me.PID, StartTicks: me.Start,

@@ -16,6 +16,19 @@
 //
 //	a, err := agent.Listen("127.0.0.1:7070", agent.Options{Pool: p})
 //
+// # Your endpoints
+//
+// Serve your mux through the agent's middleware and the stream carries
+// each route's latency over the window, its rate and its status counts
+// (the endpoints field, docs/json-lines.md):
+//
+//	srv := &http.Server{Addr: addr, Handler: a.Middleware(mux)}
+//
+// A route is the mux's pattern (so "GET /item/{id}" is one route for
+// every id); at most MaxRoutes are kept, the rest count as RouteOther,
+// and paths no pattern serves count as RouteUnmatched. Recording a
+// request costs one allocation and a few hundred ns (BENCHMARKS.md).
+//
 // # What it serves
 //
 // Under DefaultPath (/debug/offtop/):

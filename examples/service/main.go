@@ -93,9 +93,10 @@ func run(args []string, stderr io.Writer) error {
 		json.NewEncoder(w).Encode(map[string]int{"workers": p.Size()})
 	})
 
-	// offtop's agent: four lines.
+	// offtop's agent: five lines.
 	logger := log.New(stderr, "service: ", 0)
 	closeAgent := func() {}
+	var handler http.Handler = mux
 	if !*noAgent {
 		a, err := agent.New(agent.Options{Name: "service", Pool: p, Post: loop.post, Control: true,
 			AllowRemote: *allowRemote, Logf: logger.Printf})
@@ -104,6 +105,7 @@ func run(args []string, stderr io.Writer) error {
 		}
 		defer a.Close()
 		a.Mount(mux)
+		handler = a.Middleware(mux) // each route's latency and status, in the stream's endpoints
 		closeAgent = a.Close
 	}
 
@@ -118,7 +120,7 @@ func run(args []string, stderr io.Writer) error {
 		logger.Printf("serving http://%s/ping, /fib?n=30, /pool; offtop agent at http://%s%s", addr, addr, agent.DefaultPath)
 		logger.Printf("watch it: offtop attach %s", addr)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

@@ -43,6 +43,8 @@ func goldenFull() Snapshot {
 		},
 		Search: Search{Running: true, Scenario: "server", Sizes: []int{1, 2, 3, 4}, Step: 2, Hold: Seconds(5 * time.Second), Left: Seconds(1500*time.Millisecond + 2345678), Canceled: true, Err: "failed", Fit: &fitted,
 			Pass: 1, MaxPasses: 3, Spread: Spreads{{1.5, nan()}, {2.25}}, PassPicks: []int{1}, OthersMaxCPUs: 1.25, BusyHolds: 1, Uncertain: "busy"},
+		Endpoints: []Endpoint{{Route: "GET /hash/{n}", Count: 41, RatePerS: 20.123456, Latency: lat(20*time.Millisecond, 40),
+			Status: StatusCounts{S1xx: 1, S2xx: 36, S3xx: 2, S4xx: 1, S5xx: 1}}},
 		Run: Run{Scenario: "server", Look: "look here", Paused: true, PerTask: true},
 		Machine: Machine{
 			GOMAXPROCS:        4,

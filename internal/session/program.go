@@ -29,6 +29,9 @@ type Program struct {
 	// own idle Loop, so the probe reads how late a goroutine runs in this
 	// process.
 	Post func(fn func())
+	// Endpoints, when not nil, is read at every sample for the Snapshot's
+	// Endpoints (the agent's middleware); it must not block.
+	Endpoints func() []Endpoint
 }
 
 // ProgramPool is a program's pool as a Program session reads and resizes

@@ -229,6 +229,9 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 		snap.Headline = lag.Corrected
 	}
 	snap.Sizes = s.sizes.snapshot()
+	if pg := s.cfg.Program; pg != nil && pg.Endpoints != nil {
+		snap.Endpoints = pg.Endpoints()
+	}
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
 	snap.control(ctl)

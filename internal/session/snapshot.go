@@ -35,6 +35,9 @@ type Snapshot struct {
 	// Search is the size search's state (the a key; the zero value, null
 	// in JSON, when none has run).
 	Search Search `json:"search"`
+	// Endpoints is an attached program's HTTP routes (Program.Endpoints),
+	// in order of route; nil (null in JSON) when it records none.
+	Endpoints []Endpoint `json:"endpoints"`
 	Sampling
 	History
 	// Headline is the scenario's headline latency (scenarios.Headline)

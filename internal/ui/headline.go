@@ -48,6 +48,9 @@ func headlinePanel(s session.Snapshot, w int) []string {
 		label = "  pick "
 	}
 	l1 := head + label + best
+	if s.Endpoints != nil { // an attached program's own routes are its figure to watch
+		l1 = endpointsLine(s.Endpoints, win, w)
+	}
 
 	here := "n/a"
 	for _, r := range t.Rows {
