@@ -36,6 +36,11 @@
 //     422 when the action cannot apply (a size out of 0..256).
 //   - GET /debug/offtop/control : 204 when the token would be accepted;
 //     401 and 403 as for an action.
+//   - GET /debug/offtop/metrics (MetricsPath): the Prometheus exposition
+//     of Collector (Loop lateness, the pool's sizes, counts, per-worker
+//     busy and on-CPU seconds, task wait and run time; docs/fleet.md lists
+//     them). A program that serves its own /metrics registers
+//     Agent.Collector instead, or mounts Agent.MetricsHandler.
 //
 // # Security
 //
