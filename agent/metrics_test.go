@@ -399,3 +399,25 @@ func TestScrapeOf256Workers(t *testing.T) {
 		}
 	}
 }
+
+// TestMeterMetrics: a pool metered by pool.Meter exports its wait and run
+// histograms and its counts as a *pool.Pool does.
+func TestMeterMetrics(t *testing.T) {
+	m := pool.NewMeter(pool.MeterOptions{Size: func() int { return 2 }})
+	_, url := listen(t, Options{Pool: m})
+	for range 3 {
+		m.Wrap(func() {})()
+	}
+	fams := families(t, scrape(t, url+"metrics", ""))
+	for _, name := range []string{"offtop_pool_task_wait_seconds", "offtop_pool_task_run_seconds"} {
+		if n := histogramOf(t, fams, name).GetSampleCount(); n != 3 {
+			t.Errorf("%s: count %d, want 3", name, n)
+		}
+	}
+	if f := fams["offtop_pool_tasks_completed_total"]; f == nil || f.GetMetric()[0].GetCounter().GetValue() != 3 {
+		t.Errorf("completed: %v, want 3", f)
+	}
+	if f := fams["offtop_pool_workers"]; f == nil || f.GetMetric()[0].GetGauge().GetValue() != 2 {
+		t.Errorf("workers: %v, want 2", f)
+	}
+}
