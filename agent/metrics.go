@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/offtop/offtop/internal/hist"
 )
 
 // MetricsPath is where Handler (and so Mount and Listen) serves the
@@ -180,17 +182,29 @@ func histogram(d *prometheus.Desc, h *hdr.Histogram) prometheus.Metric {
 	var n uint64
 	var sum float64
 	j := 0
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
-		for j < len(LatencyBuckets) && b.To > int64(LatencyBuckets[j]) {
+	add := func(from, to, count int64) {
+		for j < len(LatencyBuckets) && to > int64(LatencyBuckets[j]) {
 			cum[LatencyBuckets[j].Seconds()] = n
 			j++
 		}
-		n += uint64(b.Count)
-		sum += float64(b.Count) * float64(b.From+b.To+1) / 2 / 1e9
-		native[nativeIndex(float64(b.To)/1e9)] += b.Count
+		n += uint64(count)
+		sum += float64(count) * float64(from+to+1) / 2 / 1e9
+		native[nativeIndex(float64(to)/1e9)] += count
+	}
+	if snap := h.Export(); snap.LowestTrackableValue == hist.Lowest && snap.HighestTrackableValue == hist.Highest &&
+		snap.SignificantFigures == hist.SigFigs {
+		for i, c := range snap.Counts { // one copy of the counts, where Distribution makes a bar of each
+			if c > 0 {
+				from, to := hist.Bounds(i)
+				add(from, to, c)
+			}
+		}
+	} else {
+		for _, b := range h.Distribution() {
+			if b.Count > 0 {
+				add(b.From, b.To, b.Count)
+			}
+		}
 	}
 	for ; j < len(LatencyBuckets); j++ {
 		cum[LatencyBuckets[j].Seconds()] = n

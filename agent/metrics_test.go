@@ -421,3 +421,40 @@ func TestMeterMetrics(t *testing.T) {
 		t.Errorf("workers: %v, want 2", f)
 	}
 }
+
+// BenchmarkScrape: one scrape of MetricsPath over loopback, text, of an
+// agent with a 256-worker pool whose workers have all run tasks.
+func BenchmarkScrape(b *testing.B) {
+	p, err := pool.New(pool.Options{Size: pool.MaxSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	a, err := Listen("127.0.0.1:0", Options{Pool: p, Logf: b.Logf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	var wg sync.WaitGroup
+	wg.Add(4 * pool.MaxSize)
+	for range 4 * pool.MaxSize {
+		if err := p.Submit(func() {}, func(error) { wg.Done() }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+	url := "http://" + a.Addr().String() + MetricsPath
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for b.Loop() {
+		resp, err := http.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		n = k
+	}
+	b.ReportMetric(float64(n), "bytes/scrape")
+}
