@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -345,6 +346,30 @@ func TestHistogramBuckets(t *testing.T) {
 	}
 	if len(native) != 3 {
 		t.Errorf("native buckets %v, want 3", native)
+	}
+}
+
+// TestHistogramOfAnotherRange: a histogram of another range and precision
+// than the agent's is read through its bars, with the same buckets.
+func TestHistogramOfAnotherRange(t *testing.T) {
+	h := hdr.New(1, int64(time.Hour), 3)
+	_ = h.RecordValues(int64(3*time.Millisecond), 1000)
+	_ = h.RecordValues(int64(300*time.Millisecond), 10)
+	var m dto.Metric
+	if err := histogram(prometheus.NewDesc("x_seconds", "x", nil, nil), h).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	cum := map[float64]uint64{}
+	for _, b := range m.GetHistogram().GetBucket() {
+		cum[b.GetUpperBound()] = b.GetCumulativeCount()
+	}
+	for le, want := range map[float64]uint64{0.002: 0, 0.005: 1000, 0.2: 1000, 0.5: 1010, 10: 1010} {
+		if cum[le] != want {
+			t.Errorf("le=%g: %d, want %d", le, cum[le], want)
+		}
+	}
+	if n := m.GetHistogram().GetSampleCount(); n != 1010 {
+		t.Errorf("count %d, want 1010", n)
 	}
 }
 
