@@ -209,7 +209,7 @@ func (a *Agent) Handler() http.Handler {
 		case "control":
 			a.serveControl(w, r)
 		default:
-			http.NotFound(w, r)
+			a.serveMore(w, r) // MetricsPath, else 404
 		}
 	})
 }

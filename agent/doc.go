@@ -54,6 +54,11 @@
 //     where every task would stay queued).
 //   - GET /debug/offtop/control : 204 when the token would be accepted;
 //     401 and 403 as for an action.
+//   - GET /debug/offtop/metrics (MetricsPath): the Prometheus exposition
+//     of Collector (Loop lateness, the pool's sizes, counts, per-worker
+//     busy and on-CPU seconds, task wait and run time; docs/fleet.md lists
+//     them). A program that serves its own /metrics registers
+//     Agent.Collector instead, or mounts Agent.MetricsHandler.
 //
 // # Security
 //
