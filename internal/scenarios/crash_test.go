@@ -24,9 +24,17 @@ func num(t *testing.T, s session.Snapshot, key string) float64 {
 // tasks (5% panic, 1% hang past a 50 ms deadline) every task the scenario
 // submitted reaches exactly one outcome, the pool's counts match the
 // scenario's at every sample, hung goroutines are abandoned and replaced,
-// the Loop stays responsive, and after Close nothing is left running.
+// and after Close nothing is left running. That the Loop stays responsive
+// meanwhile is a timing shape: TestShapeCrashLoopStaysResponsive.
 func TestCrashCountsAddUpOver2000Tasks(t *testing.T) {
 	defer goleak.VerifyNone(t)
+	crash2000(t)
+}
+
+// crash2000 runs TestCrashCountsAddUpOver2000Tasks's session, checks its
+// counts and returns its last snapshot, the session closed.
+func crash2000(t *testing.T) session.Snapshot {
+	t.Helper()
 	s, err := session.New(session.Config{Scenario: "crash", Workers: 1, Scale: 0.05,
 		Interval: 50 * time.Millisecond, Window: 2 * time.Second,
 		Scenarios: scenarios.Config{CrashRate: 400, CrashTimeout: 50 * time.Millisecond}})
@@ -78,18 +86,10 @@ loop:
 	if maxAbandoned == 0 {
 		t.Error("no abandoned goroutine seen")
 	}
-	// The Loop stays responsive: its probe's p99 under 50ms, or, on a
-	// machine so busy that a free goroutine is late too (the sched probe
-	// over the same window), no worse than twice that goroutine's plus
-	// 10ms. A Loop blocked by the scenario reads hundreds of ms while the
-	// free goroutine reads a few.
-	p, free := last.Probe, last.Sched
-	if limit := max(50*time.Millisecond, 2*free.P99+10*time.Millisecond); p.Count == 0 || p.P99 >= limit {
-		t.Errorf("Loop probe p99 %v (count %d) with 1 worker, want < %v (free goroutine p99 %v)", p.P99, p.Count, limit, free.P99)
-	}
 	t.Logf("%d checks; %v submitted; pool: completed %d failed %d (timed out %d) replaced %d abandoned max %d; probe p99 %v (free goroutine %v); task p99 %v; CPU %.0f%%",
 		checked, sub, last.Completed, last.Failed, last.TimedOut, last.Replaced, maxAbandoned, last.Probe.P99, last.Sched.P99, last.Task.P99, last.CPUPercent)
 	s.Close()
+	return last
 }
 
 // [ and ] step the panic share: the load text follows.
