@@ -115,7 +115,7 @@ flags:
   --duration D        stop after D (default: run until q)
   --interval D        sample and redraw period (default 250ms)
   --resolution D      Loop-delay probe period (default 10ms)
-  --window D          sliding window of percentiles (default 5s)
+  --window D          window of percentiles, maxima and rates (default 5s)
   --scale F           work size multiplier, above 0 up to 1000 (default 1)
   --gomaxprocs N      start with GOMAXPROCS N (1..NumCPU) to emulate a smaller
                       machine (default: the runtime's; g, G and = change it live)

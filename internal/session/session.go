@@ -41,7 +41,7 @@ type Config struct {
 	Workers    int
 	Interval   time.Duration // sampling period
 	Resolution time.Duration // Loop-delay probe period
-	Window     time.Duration // sliding window of percentiles
+	Window     time.Duration // sliding window of percentiles, maxima and rates
 	Scale      float64       // work size multiplier; 1 when 0
 	MaxQueue   int           // pool queue bound; 0 = unbounded
 	// GOMAXPROCS, when > 0, sets GOMAXPROCS at start (clamped to
