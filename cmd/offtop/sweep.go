@@ -36,9 +36,11 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     and recommend a size by the scenario's rule
   --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
                     DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a
-                    comparison) in HdrHistogram's interval log format; DIR
-                    is checked writable before the first run, and a log that
-                    fails later is named under the table ("hdr_log_missing")
+                    comparison) in HdrHistogram's interval log format, each
+                    a new file (mode 0644) renamed over whatever stood at the
+                    name (a directory there is refused); DIR is checked
+                    writable before the first run, and a log that fails
+                    later is named under the table ("hdr_log_missing")
   --loops LIST      server: Loop counts 1..8 too, e.g. 1,2: every size at each,
                     rows named as seed 001 names them (plain, cluster,
                     worker_threads, both)

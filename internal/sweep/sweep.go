@@ -284,6 +284,8 @@ type Result struct {
 	Took        time.Duration `json:"-"`
 	// runs are every run of each row, in row order.
 	runs [][]Row
+	// logs are the HDR logs' content so far, by path.
+	logs map[string][]byte
 }
 
 // MissingLog is an HDR log a sweep could not write.
@@ -408,20 +410,33 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	return res, err
 }
 
-// logRun writes run n of row's configuration to its HDR log. A failed
-// write removes the file and files it in HdrLogMissing; a missing log is
-// not written again (its later runs would lack the header).
+// logRun writes run n of row's configuration to its HDR log, the whole
+// file anew (writeHdrLog). A failed write removes the log this sweep
+// wrote there and files it in HdrLogMissing; a missing log is not
+// written again (its later runs would lack the header).
 func (res *Result) logRun(dir string, row Row, n int, h histograms) {
 	stem := hdrStem(row)
 	path := HdrLogPath(dir, res.Scenario, stem)
 	if slices.ContainsFunc(res.HdrLogMissing, func(m MissingLog) bool { return m.Path == path }) {
 		return
 	}
-	if err := writeHdrLog(dir, res.Scenario, stem, n, h); err != nil {
-		_ = os.Remove(path)
-		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "--hdr-log: "), path+": ")
-		res.HdrLogMissing = append(res.HdrLogMissing, MissingLog{Path: path, Error: why})
+	if res.logs == nil {
+		res.logs = map[string][]byte{}
 	}
+	data, err := writeHdrLog(dir, res.Scenario, stem, res.logs[path], n, h)
+	if err != nil {
+		if _, wrote := res.logs[path]; wrote {
+			if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(path)
+			}
+		}
+		delete(res.logs, path)
+		why := strings.TrimPrefix(err.Error(), "--hdr-log: ")
+		why = strings.TrimPrefix(strings.TrimPrefix(why, "write "), path+": ")
+		res.HdrLogMissing = append(res.HdrLogMissing, MissingLog{Path: path, Error: why})
+		return
+	}
+	res.logs[path] = data
 }
 
 // runOne measures one pool size on a fresh session of base, started at
