@@ -23,7 +23,7 @@ import (
 const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table
   --scenario NAME   workload (default server)
   --workers LIST    pool sizes 0..256, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
-  --duration D      measured time per size, 1s or more (default 5s), after a
+  --duration D      measured time per size, 1s..24h (default 5s), after a
                     short warm-up
   --scale F         work size multiplier, above 0 up to 1000 (default 1)
   --repeat K        runs of each size (default 3, 1..100), interleaved 1,2,4,1,2,4,...
@@ -123,7 +123,7 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "")
 	workers := fs.String("workers", "0,1,2,4,8", "")
-	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, sweepRange.text)
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
@@ -160,10 +160,10 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	if msg := checkSizing(fs, &c, *repeat); msg != "" {
 		return fail(msg)
 	}
-	if c.Duration < time.Second {
+	if err := sweepRange.check("duration", c.Duration); err != nil {
 		// Shorter runs hold fewer samples than a window needs (the
 		// session's window is derived from the duration).
-		return fail(fmt.Sprintf("--duration: below 1s: %v", c.Duration))
+		return fail(err.Error())
 	}
 	if !(c.Base.Scale > 0 && c.Base.Scale <= maxScale) {
 		return fail(fmt.Sprintf("--scale: out of range %s: %v", flagRanges()["scale"], c.Base.Scale))

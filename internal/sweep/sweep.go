@@ -445,7 +445,7 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 	d := c.Duration
 	cfg := base
 	cfg.Workers = workers
-	cfg.Window = d + warm // the window covers the whole run; Reset trims it
+	cfg.Window = addSat(d, warm) // the window covers the whole run; Reset trims it
 	s, err := session.New(cfg)
 	if err != nil {
 		return Row{}, session.Snapshot{}, histograms{}, err
@@ -505,6 +505,14 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 	fill(&row, last, size, task, cols)
 	row.ArrivalPerS, row.ServiceMS = m.ArrivalPerS(), ptr(m.ServiceMS(row.ThroughputPerS))
 	return row, last, h, nil
+}
+
+// addSat is a+b for a, b >= 0, at most math.MaxInt64 ns.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // maxWarmup bounds the wait for a scenario's first answer.

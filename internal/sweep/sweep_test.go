@@ -247,3 +247,18 @@ func TestRunStopsInEveryPhase(t *testing.T) {
 		}
 	})
 }
+
+// TestAddSatSaturates: a run's window, its duration plus the warm-up,
+// stops at time.Duration's limit instead of wrapping negative.
+func TestAddSatSaturates(t *testing.T) {
+	for _, tc := range []struct{ a, b, want time.Duration }{
+		{5 * time.Second, time.Second, 6 * time.Second},
+		{math.MaxInt64, 2 * time.Second, math.MaxInt64},
+		{math.MaxInt64 - 1, 1, math.MaxInt64},
+		{math.MaxInt64 - 1, 2, math.MaxInt64},
+	} {
+		if got := addSat(tc.a, tc.b); got != tc.want {
+			t.Errorf("addSat(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
