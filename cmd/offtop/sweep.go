@@ -63,17 +63,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	// A signal stops the sweep after the rows so far, and the exit code
 	// says which (130 SIGINT, 143 SIGTERM); a second one exits at once.
+	// A terminal (stdin, stdout or stderr) that hangs up, or a failed
+	// write of progress to stderr a terminal, is SIGHUP (129).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
+	hup := watchTerminal(os.Stdin, stdout, stderr)
+	defer hup.stop()
 	var got atomic.Pointer[os.Signal]
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
 		select {
 		case sg := <-sig:
+			got.Store(&sg)
+			cancel()
+		case <-hup.Gone():
+			var sg os.Signal = syscall.SIGHUP
 			got.Store(&sg)
 			cancel()
 		case <-finished:
@@ -87,23 +95,29 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	c.CheckMachine = true
-	res, err := sweep.Run(ctx, c, stderr)
+	progress := stderr
+	if isTerminal(stderr) {
+		progress = failWriter{stderr, hup}
+	}
+	res, err := sweep.Run(ctx, c, progress)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
 	} else if err != nil {
 		return exitCode(err, stderr)
 	}
+	var werr error
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return exitCode(writeErr(err), stderr)
-		}
-	} else if err := res.Write(stdout); err != nil {
-		return exitCode(writeErr(err), stderr)
+		werr = enc.Encode(res)
+	} else {
+		werr = res.Write(stdout)
 	}
-	if sg := got.Load(); sg != nil {
+	if sg := got.Load(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
 		return exitCode(asSignalError(*sg), stderr)
+	}
+	if werr != nil {
+		return exitCode(writeErr(werr), stderr)
 	}
 	if len(res.HdrLogMissing) > 0 { // the table or JSON says why
 		var paths []string
