@@ -361,7 +361,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		var row Row
 		var snap session.Snapshot
 		var h histograms
-		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns)
+		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns, progress)
 		if err != nil {
 			break
 		}
@@ -440,8 +440,9 @@ func (res *Result) logRun(dir string, row Row, n int, h histograms) {
 }
 
 // runOne measures one pool size on a fresh session of base, started at
-// c.Load.
-func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string) (Row, session.Snapshot, histograms, error) {
+// c.Load. A warm-up cut at maxWarmup without the scenario's first answer
+// is said on progress.
+func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string, progress io.Writer) (Row, session.Snapshot, histograms, error) {
 	d := c.Duration
 	cfg := base
 	cfg.Workers = workers
@@ -477,6 +478,9 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 		case <-minWarm:
 			warmed = true
 		case <-maxWarm:
+			if !answered {
+				fmt.Fprintf(progress, "sweep: no answer yet after a warm-up of %v (a batch at this size and load takes longer): measuring anyway\n", maxWarmup)
+			}
 			warmed, answered = true, true
 		}
 	}
@@ -515,8 +519,9 @@ func addSat(a, b time.Duration) time.Duration {
 	return a + b
 }
 
-// maxWarmup bounds the wait for a scenario's first answer.
-const maxWarmup = 30 * time.Second
+// maxWarmup bounds the wait for a scenario's first answer; a variable
+// for tests.
+var maxWarmup = 30 * time.Second
 
 // hasAnswer reports whether the scenario's answer_ok is known.
 func hasAnswer(s session.Snapshot) bool {
