@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
@@ -27,8 +26,9 @@ flags:
                       machine, read only when the agent is checked to be that process)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
   --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
-  --duration D        stop after D (default: run until q)
-  --interval D        redraw period (default 250ms; the agent samples at its own)
+  --duration D        stop after D, 0..8760h (default 0: run until q)
+  --interval D        redraw period, 1ms..1m (default 250ms; the agent samples
+                      at its own)
   --no-summary        print no summary at the end
 keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
 When the program goes away the dashboard says "disconnected" and attach
@@ -55,8 +55,8 @@ func parseAttach(args []string) (options, string, error) {
 	token := fs.String("token", "", "")
 	fs.BoolVar(&o.headless, "headless", false, "")
 	fs.BoolVar(&o.noSummary, "no-summary", false, "")
-	fs.DurationVar(&o.duration, "duration", 0, "")
-	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
+	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
+	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
 	keys := fs.String("keys", "", "")
 	// Flags and ADDR in any order: parse up to a word, take it, go on.
 	var addr string
@@ -83,10 +83,12 @@ func parseAttach(args []string) (options, string, error) {
 		return o, "", usagef("attach: no ADDR (host:port of the program's agent)")
 	case len(rest) > 0:
 		return o, "", usagef("attach: unexpected argument: %s", quote(rest[0]))
-	case o.duration < 0:
-		return o, "", usagef("attach: --duration: negative (0 runs until you quit): %v", o.duration)
-	case o.session.Interval < time.Millisecond || o.session.Interval > time.Minute:
-		return o, "", usagef("attach: --interval: out of range 1ms..1m: %v", o.session.Interval)
+	}
+	if err := runRange.check("duration", o.duration); err != nil {
+		return o, "", usagef("attach: %v", err)
+	}
+	if err := intervalRange.check("interval", o.session.Interval); err != nil {
+		return o, "", usagef("attach: %v", err)
 	}
 	if _, err := remote.BaseURL(addr); err != nil {
 		return o, "", usagef("attach: %v: %s", err, quote(addr))

@@ -112,15 +112,17 @@ var usageText = fmt.Sprintf(`usage: offtop [flags]            live dashboard
 flags:
   --scenario NAME     workload (default server; see 'offtop scenarios')
   --workers N         pool size 0..256, 0 = inline on the Loop (default: suggested)
-  --duration D        stop after D (default: run until q)
-  --interval D        sample and redraw period (default 250ms)
-  --resolution D      Loop-delay probe period (default 10ms)
-  --window D          window of percentiles, maxima and rates (default 5s)
+  --duration D        stop after D, 0..8760h (default 0: run until q)
+  --interval D        sample and redraw period, 1ms..1m (default 250ms)
+  --resolution D      Loop-delay probe period, 100us..1s (default 10ms)
+  --window D          window of percentiles, maxima and rates, --interval..24h
+                      and 5 probe periods or more (default 5s)
   --scale F           work size multiplier, above 0 up to 1000 (default 1)
   --gomaxprocs N      start with GOMAXPROCS N (1..NumCPU) to emulate a smaller
                       machine (default: the runtime's; g, G and = change it live)
-  --stall D           stall scenario: stall length (default 100ms)
-  --stall-every D     stall scenario: period (default 1s)
+  --stall D           stall scenario: stall length, 1ms..1m (default 100ms)
+  --stall-every D     stall scenario: period, 1ms..1h, at least --stall
+                      (default 1s)
 %s
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
   --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q" (below)
@@ -130,7 +132,7 @@ flags:
   --help              this text
 keys: + - up down 0-9 a [ ] tab space r d s S c u l L p o g G = ? q ctrl+c
 --keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
-  duration from the start (0s, 1.5s, 2m), KEY one of the keys above; steps
+  duration from the start, 0..8760h (0s, 1.5s, 2m), KEY one of the keys above; steps
   run in offset order, equal offsets in written order`, seedUsage)
 
 // shortUsage follows a usage error.
@@ -143,14 +145,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.session.Scenario, "scenario", scenarios.Default, "")
 	fs.Var(decimal.Var(&o.session.Workers, -1), "workers", "")
-	fs.DurationVar(&o.duration, "duration", 0, "")
-	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, "")
-	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, "")
-	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, "")
+	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
+	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
+	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, resolutionRange.text)
+	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, windowRange.text)
 	fs.Float64Var(&o.session.Scale, "scale", 1, "")
 	fs.Var(decimal.Var(&o.session.GOMAXPROCS, 0), "gomaxprocs", "")
-	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, "")
-	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, "")
+	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, stallRange.text)
+	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, stallEveryRange.text)
 	var loops int
 	checkSeeds := seedFlags(fs, &o.session, &loops)
 	fs.BoolVar(&o.headless, "headless", false, "")
@@ -172,19 +174,24 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	seen := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
 	c := &o.session
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+		r    durRange
+	}{
+		{"duration", o.duration, runRange}, {"interval", c.Interval, intervalRange},
+		{"resolution", c.Resolution, resolutionRange}, {"window", c.Window, windowRange},
+		{"stall", c.Scenarios.StallDuration, stallRange}, {"stall-every", c.Scenarios.StallPeriod, stallEveryRange},
+	} {
+		if err := f.r.check(f.name, f.v); err != nil {
+			return o, err
+		}
+	}
 	switch {
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
-	case o.duration < 0:
-		return o, usagef("--duration: negative (0 runs until you quit): %v", o.duration)
-	case c.Interval < time.Millisecond:
-		return o, usagef("--interval: below 1ms: %v", c.Interval)
 	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):
 		return o, usagef("--gomaxprocs: out of range 1..%d (NumCPU): %d", runtime.NumCPU(), c.GOMAXPROCS)
-	case c.Interval > time.Minute:
-		return o, usagef("--interval: above 1m: %v", c.Interval)
-	case c.Resolution < 100*time.Microsecond || c.Resolution > time.Second:
-		return o, usagef("--resolution: out of range 100us..1s: %v", c.Resolution)
 	case c.Interval < c.Resolution:
 		return o, tooShort("interval", seen, c.Interval, c.Resolution,
 			fmt.Sprintf("the probe's --resolution %v, so samples would come faster than the probe reads the Loop", c.Resolution))
@@ -196,10 +203,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 				minWindowProbes, minWindowProbes*c.Resolution, c.Resolution))
 	case !(c.Scale > 0 && c.Scale <= maxScale):
 		return o, usagef("--scale: out of range %s: %v", flagRanges()["scale"], c.Scale)
-	case c.Scenarios.StallDuration < time.Millisecond:
-		return o, usagef("--stall: below 1ms: %v", c.Scenarios.StallDuration)
-	case c.Scenarios.StallPeriod < time.Millisecond:
-		return o, usagef("--stall-every: below 1ms: %v", c.Scenarios.StallPeriod)
 	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
 		return o, usagef("--stall: longer than --stall-every %v: %v", c.Scenarios.StallPeriod, c.Scenarios.StallDuration)
 	}
@@ -224,6 +227,34 @@ func parse(args []string, stderr io.Writer) (options, error) {
 }
 
 var errVersion = errors.New("version")
+
+// durRange is the range lo..hi a duration flag takes; text says it as the
+// usage does and is the flag's Usage, for flagReason.
+type durRange struct {
+	lo, hi time.Duration
+	text   string
+}
+
+// The duration flags' ranges. Each bound keeps the arithmetic on the
+// value (a window from a sweep's duration, a timer, a key's offset from
+// the start) far from time.Duration's limit of 2562047h.
+var (
+	runRange        = durRange{0, 8760 * time.Hour, "0..8760h"} // --duration, a --keys offset
+	intervalRange   = durRange{time.Millisecond, time.Minute, "1ms..1m"}
+	resolutionRange = durRange{100 * time.Microsecond, time.Second, "100us..1s"}
+	windowRange     = durRange{0, 24 * time.Hour, "--interval..24h"} // the lower bound checked against --interval and --resolution
+	stallRange      = durRange{time.Millisecond, time.Minute, "1ms..1m"}
+	stallEveryRange = durRange{time.Millisecond, time.Hour, "1ms..1h"}
+	sweepRange      = durRange{time.Second, 24 * time.Hour, "1s..24h"} // sweep --duration
+)
+
+// check is the usage error of a --name of v outside r, or nil.
+func (r durRange) check(name string, v time.Duration) error {
+	if v < r.lo || v > r.hi {
+		return usagef("--%s: out of range %s: %v", name, r.text, v)
+	}
+	return nil
+}
 
 // tooShort is the usage error of a --name of v shorter than it may be
 // beside other flags (than, "--interval 250ms"), least the shortest it
@@ -314,6 +345,9 @@ func flagReason(f *flag.Flag, why, v string) string {
 	case bool:
 		return "not true or false"
 	case time.Duration:
+		if f.Usage != "" && durationShape.MatchString(v) {
+			return "out of range " + f.Usage // too long for a time.Duration
+		}
 		return durationReason(v)
 	case int:
 		if why == "value out of range" {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"os"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -74,4 +76,30 @@ func (h *hangup) stop() {
 		unix.Close(h.wake)
 		h.wake = -1
 	}
+}
+
+// watchTerminal watches the first of files (stdin, stdout, stderr) that
+// is a terminal, as watchHangup does; with none, a hangup no watcher
+// closes. The caller stops it.
+func watchTerminal(files ...any) *hangup {
+	for _, f := range files {
+		if w, ok := f.(*os.File); ok && w != nil && isTerminal(w) {
+			return watchHangup(int(w.Fd()))
+		}
+	}
+	return newHangup()
+}
+
+// failWriter is w whose failed writes say the terminal is gone.
+type failWriter struct {
+	w   io.Writer
+	hup *hangup
+}
+
+func (f failWriter) Write(b []byte) (int, error) {
+	n, err := f.w.Write(b)
+	if err != nil {
+		f.hup.hungUp()
+	}
+	return n, err
 }

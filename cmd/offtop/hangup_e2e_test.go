@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -73,42 +70,10 @@ func (l *lockedBuffer) String() string {
 // cannot take it. It ran on for good, reading and writing a dead
 // terminal.
 func TestTerminalGoneEndsTheRun(t *testing.T) {
-	bin := buildBinary(t)
-	master, slave := openPty(t, 100, 30)
-	defer master.Close()
-	rc := filepath.Join(t.TempDir(), "rc")
-	stderrFile := rc + ".stderr"
-	cmd := exec.Command("sh", "-c", `trap "" HUP; "$0" --scenario count --workers 1 2>"$2"; echo $? > "$1"`, bin, rc, stderrFile)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
-	defer cmd.Process.Kill()
-	var screen lockedBuffer
-	read := make(chan struct{})
-	go func() { defer close(read); _, _ = io.Copy(&screen, master) }()
-	waitFor(t, "dashboard on the pty", 10*time.Second, func() bool { return strings.Contains(screen.String(), "sizes tried") })
-	pid := childOf(t, cmd.Process.Pid)
-	defer syscall.Kill(pid, syscall.SIGKILL)
-
-	master.Close()
-	gone := time.Now()
-	waitFor(t, "offtop's exit after its terminal went away", stopNotWaiting, func() bool {
-		st := procState(pid)
-		return st == "" || st == "Z"
-	})
-	t.Logf("exit %v after the terminal went away", time.Since(gone).Round(time.Millisecond))
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("sh: %v", err)
-	}
-	got, err := os.ReadFile(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := strings.TrimSpace(string(got)); s != "129" {
-		t.Errorf("exit status %s, want 129 (as SIGHUP)", s)
+	stderrFile := filepath.Join(t.TempDir(), "stderr")
+	got := runUntilTerminalGone(t, `"$0" --scenario count --workers 1 2>`+stderrFile, "sizes tried")
+	if got != "129" {
+		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
 	}
 	if b, _ := os.ReadFile(stderrFile); !strings.Contains(string(b), "offtop ran") {
 		t.Errorf("no summary on stderr (a file: where it can still go):\n%s", b)

@@ -51,6 +51,10 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 			}
 		})
 	})
+	// A terminal among stdin, stdout and stderr that hangs up ends the
+	// run as SIGHUP does.
+	hup := watchTerminal(os.Stdin, w, stderr)
+	defer hup.stop()
 	var deadline <-chan time.Time
 	if o.duration > 0 {
 		t := time.NewTimer(o.duration)
@@ -92,6 +96,8 @@ func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
 				return nil
 			case s := <-sig:
 				return asSignalError(s)
+			case <-hup.Gone():
+				return asSignalError(syscall.SIGHUP)
 			}
 		}
 	}()

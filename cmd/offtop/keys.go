@@ -23,7 +23,7 @@ type step struct {
 //	step   = OFFSET ":" KEY
 //
 // OFFSET is a Go duration (time.ParseDuration: "0s", "1.5s", "1500ms",
-// "2m") from the start of the run, >= 0. KEY is any key the dashboard
+// "2m") from the start of the run, 0..8760h (runRange). KEY is any key the dashboard
 // takes, exactly as ui.Keys spells it: + - up down 0..9 a [ ] tab space r
 // s S c ? q ctrl+c. E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order;
 // equal offsets keep their written order. An empty script has no steps.
@@ -41,10 +41,17 @@ func parseKeys(script string) ([]step, error) {
 		}
 		d, err := time.ParseDuration(off)
 		if err != nil {
-			return nil, fmt.Errorf("step %d: offset %s: %s", i+1, durationReason(off), quote(f))
+			why := durationReason(off)
+			if durationShape.MatchString(off) {
+				why = "out of range " + runRange.text // too long for a time.Duration
+			}
+			return nil, fmt.Errorf("step %d: offset %s: %s", i+1, why, quote(f))
 		}
 		if d < 0 {
 			return nil, fmt.Errorf("step %d: offset negative: %s", i+1, quote(f))
+		}
+		if d > runRange.hi {
+			return nil, fmt.Errorf("step %d: offset out of range %s: %s", i+1, runRange.text, quote(f))
 		}
 		if !slices.Contains(ui.Keys(), key) {
 			return nil, fmt.Errorf("step %d: unknown key (keys: %s): %s", i+1, strings.Join(ui.Keys(), " "), quote(f))

@@ -44,7 +44,7 @@ func TestParseKeysErrorsNameTheStep(t *testing.T) {
 		{"2s:Q", `: "2s:Q"`},
 		{"2s:4:5", `: "2s:4:5"`},
 		{"2s:\x1b", `: "2s:\x1b"`},
-		{"99999999999h:q", `step 1: offset out of range (at most 2562047h): "99999999999h:q"`},
+		{"99999999999h:q", `step 1: offset out of range 0..8760h: "99999999999h:q"`},
 		{"2s:" + strings.Repeat("z", 100000), `unknown key (keys: `},
 		{"2s:" + strings.Repeat("z", 100000), `zzz...(100003 chars)"`},
 	} {

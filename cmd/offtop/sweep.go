@@ -23,7 +23,7 @@ import (
 const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table
   --scenario NAME   workload (default server)
   --workers LIST    pool sizes 0..256, e.g. 0,1,2,4,8 (default 0,1,2,4,8)
-  --duration D      measured time per size, 1s or more (default 5s), after a
+  --duration D      measured time per size, 1s..24h (default 5s), after a
                     short warm-up
   --scale F         work size multiplier, above 0 up to 1000 (default 1)
   --repeat K        runs of each size (default 3, 1..100), interleaved 1,2,4,1,2,4,...
@@ -36,9 +36,11 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     and recommend a size by the scenario's rule
   --hdr-log DIR     write each size's histograms (loop, headline, task; ns) to
                     DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a
-                    comparison) in HdrHistogram's interval log format; DIR
-                    is checked writable before the first run, and a log that
-                    fails later is named under the table ("hdr_log_missing")
+                    comparison) in HdrHistogram's interval log format, each
+                    a new file (mode 0644) renamed over whatever stood at the
+                    name (a directory there is refused); DIR is checked
+                    writable before the first run, and a log that fails
+                    later is named under the table ("hdr_log_missing")
   --loops LIST      server: Loop counts 1..8 too, e.g. 1,2: every size at each,
                     rows named as seed 001 names them (plain, cluster,
                     worker_threads, both)
@@ -61,17 +63,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	// A signal stops the sweep after the rows so far, and the exit code
 	// says which (130 SIGINT, 143 SIGTERM); a second one exits at once.
+	// A terminal (stdin, stdout or stderr) that hangs up, or a failed
+	// write of progress to stderr a terminal, is SIGHUP (129).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
+	hup := watchTerminal(os.Stdin, stdout, stderr)
+	defer hup.stop()
 	var got atomic.Pointer[os.Signal]
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
 		select {
 		case sg := <-sig:
+			got.Store(&sg)
+			cancel()
+		case <-hup.Gone():
+			var sg os.Signal = syscall.SIGHUP
 			got.Store(&sg)
 			cancel()
 		case <-finished:
@@ -85,23 +95,29 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	c.CheckMachine = true
-	res, err := sweep.Run(ctx, c, stderr)
+	progress := stderr
+	if isTerminal(stderr) {
+		progress = failWriter{stderr, hup}
+	}
+	res, err := sweep.Run(ctx, c, progress)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
 	} else if err != nil {
 		return exitCode(err, stderr)
 	}
+	var werr error
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return exitCode(writeErr(err), stderr)
-		}
-	} else if err := res.Write(stdout); err != nil {
-		return exitCode(writeErr(err), stderr)
+		werr = enc.Encode(res)
+	} else {
+		werr = res.Write(stdout)
 	}
-	if sg := got.Load(); sg != nil {
+	if sg := got.Load(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
 		return exitCode(asSignalError(*sg), stderr)
+	}
+	if werr != nil {
+		return exitCode(writeErr(werr), stderr)
 	}
 	if len(res.HdrLogMissing) > 0 { // the table or JSON says why
 		var paths []string
@@ -121,7 +137,7 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "")
 	workers := fs.String("workers", "0,1,2,4,8", "")
-	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "")
+	fs.DurationVar(&c.Duration, "duration", 5*time.Second, sweepRange.text)
 	fs.Float64Var(&c.Base.Scale, "scale", 1, "")
 	fs.BoolVar(&asJSON, "json", false, "")
 	repeat := fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), "")
@@ -158,10 +174,10 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	if msg := checkSizing(fs, &c, *repeat); msg != "" {
 		return fail(msg)
 	}
-	if c.Duration < time.Second {
+	if err := sweepRange.check("duration", c.Duration); err != nil {
 		// Shorter runs hold fewer samples than a window needs (the
 		// session's window is derived from the duration).
-		return fail(fmt.Sprintf("--duration: below 1s: %v", c.Duration))
+		return fail(err.Error())
 	}
 	if !(c.Base.Scale > 0 && c.Base.Scale <= maxScale) {
 		return fail(fmt.Sprintf("--scale: out of range %s: %v", flagRanges()["scale"], c.Base.Scale))

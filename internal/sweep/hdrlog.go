@@ -1,11 +1,13 @@
 package sweep
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -61,56 +63,79 @@ func CheckHdrLog(dir string) error {
 }
 
 // writeHdrLog writes one run of a size to its file in HdrHistogram's
-// interval log format (version 1.3, hdrhistogram-go's HistogramLogWriter):
-// the first run of a size starts the file with the format version, a
-// start time and the legend; every run adds one interval line per
-// histogram, tagged as HdrLogTags, stamped with the run's measured span in
-// seconds since the epoch, values in ns (the max column in ms, the
-// writer's default ratio).
-func writeHdrLog(dir, scenario, stem string, run int, h histograms) (err error) {
+// interval log format (version 1.3, hdrhistogram-go's HistogramLogWriter)
+// and returns the file's whole content: prev, the content of the size's
+// earlier runs (nil for its first), then this run. The first run starts
+// the file with the format version, a start time and the legend; every
+// run adds one interval line per histogram, tagged as HdrLogTags, stamped
+// with the run's measured span in seconds since the epoch, values in ns
+// (the max column in ms, the writer's default ratio). The file is written
+// as a new temporary file in dir, mode 0644, renamed over the name:
+// whatever stood there (a file, a symlink, a FIFO) is replaced, never
+// opened or followed; a directory there is an error.
+func writeHdrLog(dir, scenario, stem string, prev []byte, run int, h histograms) ([]byte, error) {
 	path := HdrLogPath(dir, scenario, stem)
-	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	var b bytes.Buffer
+	b.Write(prev)
+	w := hdr.NewHistogramLogWriter(&b)
 	if run == 1 {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return fmt.Errorf("--hdr-log: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--hdr-log: %w", cerr)
-		}
-	}()
-	w := hdr.NewHistogramLogWriter(f)
-	if run == 1 {
-		if err := w.OutputLogFormatVersion(); err != nil {
-			return fmt.Errorf("--hdr-log: %w", err)
-		}
-		if err := w.OutputComment(fmt.Sprintf("offtop sweep: %s, %s; tags %v; values in ns", scenario, stem, HdrLogTags)); err != nil {
-			return fmt.Errorf("--hdr-log: %w", err)
-		}
-		if err := w.OutputStartTime(h.start.UnixMilli()); err != nil {
-			return fmt.Errorf("--hdr-log: %w", err)
-		}
-		if err := w.OutputLegend(); err != nil {
-			return fmt.Errorf("--hdr-log: %w", err)
-		}
+		// Writes to a bytes.Buffer do not fail.
+		_ = w.OutputLogFormatVersion()
+		_ = w.OutputComment(fmt.Sprintf("offtop sweep: %s, %s; tags %v; values in ns", scenario, stem, HdrLogTags))
+		_ = w.OutputStartTime(h.start.UnixMilli())
+		_ = w.OutputLegend()
 	}
 	for i, x := range []*hdr.Histogram{h.probe, h.headline, h.task} {
 		x.SetTag(HdrLogTags[i])
 		x.SetStartTimeMs(h.start.UnixMilli())
 		x.SetEndTimeMs(h.end.UnixMilli())
+		var err error
 		if x.TotalCount() == 0 {
-			err = writeEmptyInterval(f, x)
+			err = writeEmptyInterval(&b, x)
 		} else {
 			err = w.OutputIntervalHistogram(x)
 		}
 		if err != nil {
-			return fmt.Errorf("--hdr-log: %s: %w", path, err)
+			return nil, fmt.Errorf("--hdr-log: %s: %w", path, err)
 		}
 	}
-	return nil
+	if err := replaceFile(dir, path, b.Bytes()); err != nil {
+		return nil, fmt.Errorf("--hdr-log: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// replaceFile makes path, in dir, a regular file of mode 0644 holding
+// data: it writes a new temporary file in dir, syncs it and renames it
+// over path. A directory at path is refused (the rename fails); the
+// temporary file is removed on any error.
+func replaceFile(dir, path string, data []byte) (err error) {
+	f, err := os.CreateTemp(dir, ".offtop-*.hlog.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+	}()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.IsDir() {
+		return &os.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // writeEmptyInterval writes the interval line of x, empty, as the log

@@ -26,6 +26,7 @@ func TestHdrLogRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	start := time.UnixMilli(1_700_000_000_000)
 	var written []*hdr.Histogram
+	var prev []byte
 	for run := 1; run <= 2; run++ {
 		h := histograms{probe: hist.NewHistogram(), headline: hist.NewHistogram(), task: hist.NewHistogram(),
 			start: start.Add(time.Duration(run) * 10 * time.Second), end: start.Add(time.Duration(run)*10*time.Second + 5*time.Second)}
@@ -37,7 +38,8 @@ func TestHdrLogRoundTrip(t *testing.T) {
 			}
 		}
 		written = append(written, hist.Copy(h.probe), hist.Copy(h.headline), hist.Copy(h.task))
-		if err := writeHdrLog(dir, "count", "w2", run, h); err != nil {
+		var err error
+		if prev, err = writeHdrLog(dir, "count", "w2", prev, run, h); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +179,7 @@ func TestHdrLogEmptyMaxIsZero(t *testing.T) {
 	h := histograms{probe: hist.NewHistogram(), headline: hist.NewHistogram(), task: hist.NewHistogram(),
 		start: start, end: start.Add(4 * time.Second)}
 	_ = h.probe.RecordValue(int64(3 * time.Millisecond))
-	if err := writeHdrLog(dir, "count", "w1", 1, h); err != nil {
+	if _, err := writeHdrLog(dir, "count", "w1", nil, 1, h); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(HdrLogPath(dir, "count", "w1"))

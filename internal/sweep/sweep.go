@@ -284,6 +284,8 @@ type Result struct {
 	Took        time.Duration `json:"-"`
 	// runs are every run of each row, in row order.
 	runs [][]Row
+	// logs are the HDR logs' content so far, by path.
+	logs map[string][]byte
 }
 
 // MissingLog is an HDR log a sweep could not write.
@@ -359,7 +361,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		var row Row
 		var snap session.Snapshot
 		var h histograms
-		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns)
+		row, snap, h, err = runOne(ctx, c, base, cf.workers, warm, res.Columns, progress)
 		if err != nil {
 			break
 		}
@@ -408,29 +410,43 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	return res, err
 }
 
-// logRun writes run n of row's configuration to its HDR log. A failed
-// write removes the file and files it in HdrLogMissing; a missing log is
-// not written again (its later runs would lack the header).
+// logRun writes run n of row's configuration to its HDR log, the whole
+// file anew (writeHdrLog). A failed write removes the log this sweep
+// wrote there and files it in HdrLogMissing; a missing log is not
+// written again (its later runs would lack the header).
 func (res *Result) logRun(dir string, row Row, n int, h histograms) {
 	stem := hdrStem(row)
 	path := HdrLogPath(dir, res.Scenario, stem)
 	if slices.ContainsFunc(res.HdrLogMissing, func(m MissingLog) bool { return m.Path == path }) {
 		return
 	}
-	if err := writeHdrLog(dir, res.Scenario, stem, n, h); err != nil {
-		_ = os.Remove(path)
-		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "--hdr-log: "), path+": ")
-		res.HdrLogMissing = append(res.HdrLogMissing, MissingLog{Path: path, Error: why})
+	if res.logs == nil {
+		res.logs = map[string][]byte{}
 	}
+	data, err := writeHdrLog(dir, res.Scenario, stem, res.logs[path], n, h)
+	if err != nil {
+		if _, wrote := res.logs[path]; wrote {
+			if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(path)
+			}
+		}
+		delete(res.logs, path)
+		why := strings.TrimPrefix(err.Error(), "--hdr-log: ")
+		why = strings.TrimPrefix(strings.TrimPrefix(why, "write "), path+": ")
+		res.HdrLogMissing = append(res.HdrLogMissing, MissingLog{Path: path, Error: why})
+		return
+	}
+	res.logs[path] = data
 }
 
 // runOne measures one pool size on a fresh session of base, started at
-// c.Load.
-func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string) (Row, session.Snapshot, histograms, error) {
+// c.Load. A warm-up cut at maxWarmup without the scenario's first answer
+// is said on progress.
+func runOne(ctx context.Context, c Config, base session.Config, workers int, warm time.Duration, cols []string, progress io.Writer) (Row, session.Snapshot, histograms, error) {
 	d := c.Duration
 	cfg := base
 	cfg.Workers = workers
-	cfg.Window = d + warm // the window covers the whole run; Reset trims it
+	cfg.Window = addSat(d, warm) // the window covers the whole run; Reset trims it
 	s, err := session.New(cfg)
 	if err != nil {
 		return Row{}, session.Snapshot{}, histograms{}, err
@@ -462,6 +478,9 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 		case <-minWarm:
 			warmed = true
 		case <-maxWarm:
+			if !answered {
+				fmt.Fprintf(progress, "sweep: no answer yet after a warm-up of %v (a batch at this size and load takes longer): measuring anyway\n", maxWarmup)
+			}
 			warmed, answered = true, true
 		}
 	}
@@ -492,8 +511,17 @@ func runOne(ctx context.Context, c Config, base session.Config, workers int, war
 	return row, last, h, nil
 }
 
-// maxWarmup bounds the wait for a scenario's first answer.
-const maxWarmup = 30 * time.Second
+// addSat is a+b for a, b >= 0, at most math.MaxInt64 ns.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// maxWarmup bounds the wait for a scenario's first answer; a variable
+// for tests.
+var maxWarmup = 30 * time.Second
 
 // hasAnswer reports whether the scenario's answer_ok is known.
 func hasAnswer(s session.Snapshot) bool {

@@ -247,3 +247,38 @@ func TestRunStopsInEveryPhase(t *testing.T) {
 		}
 	})
 }
+
+// TestAddSatSaturates: a run's window, its duration plus the warm-up,
+// stops at time.Duration's limit instead of wrapping negative.
+func TestAddSatSaturates(t *testing.T) {
+	for _, tc := range []struct{ a, b, want time.Duration }{
+		{5 * time.Second, time.Second, 6 * time.Second},
+		{math.MaxInt64, 2 * time.Second, math.MaxInt64},
+		{math.MaxInt64 - 1, 1, math.MaxInt64},
+		{math.MaxInt64 - 1, 2, math.MaxInt64},
+	} {
+		if got := addSat(tc.a, tc.b); got != tc.want {
+			t.Errorf("addSat(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestWarmupWithoutAnswerIsSaid: a run whose first answer does not come
+// within maxWarmup (count at 256 jobs a batch on 1 worker: seconds a
+// batch) says so on the progress lines and is measured anyway.
+func TestWarmupWithoutAnswerIsSaid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real runs")
+	}
+	defer func(d time.Duration) { maxWarmup = d }(maxWarmup)
+	maxWarmup = 300 * time.Millisecond
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Config{Base: session.Config{Scenario: "count", Scale: 1, Interval: 50 * time.Millisecond},
+		Workers: []int{1}, Duration: time.Second, Warmup: 100 * time.Millisecond, Load: 100}, &progress)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("%v, %d rows, want 1", err, len(res.Rows))
+	}
+	if !strings.Contains(progress.String(), "no answer yet after a warm-up of 300ms") {
+		t.Errorf("progress does not say the warm-up ended without an answer:\n%s", progress.String())
+	}
+}

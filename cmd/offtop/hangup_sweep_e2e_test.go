@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runUntilTerminalGone runs sh -c script (bin as $0, the exit status
+// file as $1) on a pty, under a parent that ignores SIGHUP, until the
+// pty shows ready; then it closes the master and returns the exit
+// status offtop left, failing t unless offtop ended within
+// stopNotWaiting.
+func runUntilTerminalGone(t *testing.T, script, ready string) string {
+	t.Helper()
+	bin := buildBinary(t)
+	master, slave := openPty(t, 100, 30)
+	defer master.Close()
+	rc := filepath.Join(t.TempDir(), "rc")
+	cmd := exec.Command("sh", "-c", `trap "" HUP; `+script+`; echo $? > "$1"`, bin, rc)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	defer cmd.Process.Kill()
+	// The master is read between polls of 100ms, not by a read that
+	// blocks: a close waits for a blocked read to return, so the master
+	// would stay open on a quiet pty.
+	var screen lockedBuffer
+	stopRead, readDone := make(chan struct{}), make(chan struct{})
+	mfd := int(master.Fd())
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 4096)
+		for {
+			select {
+			case <-stopRead:
+				return
+			default:
+			}
+			fds := []unix.PollFd{{Fd: int32(mfd), Events: unix.POLLIN}}
+			if n, err := unix.Poll(fds, 100); err != nil && err != unix.EINTR || n == 0 {
+				continue
+			}
+			n, err := unix.Read(mfd, buf)
+			if err != nil {
+				return
+			}
+			_, _ = screen.Write(buf[:n])
+		}
+	}()
+	waitFor(t, ready+" on the pty", 20*time.Second, func() bool { return strings.Contains(screen.String(), ready) })
+	pid := childOf(t, cmd.Process.Pid)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+
+	close(stopRead)
+	<-readDone
+	master.Close()
+	gone := time.Now()
+	waitFor(t, "offtop's exit after its terminal went away", stopNotWaiting, func() bool {
+		st := procState(pid)
+		return st == "" || st == "Z"
+	})
+	t.Logf("exit %v after the terminal went away", time.Since(gone).Round(time.Millisecond))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("sh: %v", err)
+	}
+	got, err := os.ReadFile(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(got))
+}
+
+// TestSweepTerminalGoneEndsTheSweep: a sweep on a terminal that goes
+// away (the pty's master closed) under a parent that ignores SIGHUP
+// stops as a hang-up stops it, exit 129, well before its 30s run ends.
+func TestSweepTerminalGoneEndsTheSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	got := runUntilTerminalGone(t, `"$0" sweep --scenario count --workers 1 --repeat 1 --duration 30s`, "sweep: count at")
+	if got != "129" {
+		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
+	}
+}
+
+// TestHeadlessTerminalGoneEndsTheRun: offtop --headless, its JSON Lines
+// to a file, stdin and stderr the terminal that goes away: exit 129.
+func TestHeadlessTerminalGoneEndsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	out := filepath.Join(t.TempDir(), "lines")
+	got := runUntilTerminalGone(t, `echo started >&2; "$0" --headless --no-summary --scenario count --workers 1 >`+out, "started")
+	if got != "129" {
+		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"final":true`) {
+		t.Errorf("no final line in the JSON Lines:\n%.300s", b)
+	}
+}
