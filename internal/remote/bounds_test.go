@@ -170,21 +170,14 @@ func trickle(w http.ResponseWriter, r *http.Request, code int, b byte) {
 // within 10 s (attach hung).
 func dialWithin(t *testing.T, addr string) error {
 	t.Helper()
-	res := make(chan error, 1)
-	go func() {
-		c, err := Dial(addr, Options{TokenDir: t.TempDir()})
+	dir := t.TempDir()
+	return within(t, "Dial "+addr, func() error {
+		c, err := Dial(addr, Options{TokenDir: dir})
 		if c != nil {
 			c.Close()
 		}
-		res <- err
-	}()
-	select {
-	case err := <-res:
 		return err
-	case <-time.After(10 * time.Second):
-		t.Fatalf("Dial %s hung", addr)
-		return nil
-	}
+	})
 }
 
 // TestTricklingAgentIsBounded: an agent that answers its info with 200 and

@@ -96,13 +96,20 @@ func me(t *testing.T) peer.Process {
 // when none comes within 10 s (attach hung).
 func controlWithin(t *testing.T, c *Client, what string) error {
 	t.Helper()
+	return within(t, what+": asking for control", c.CheckControl)
+}
+
+// within returns f's answer, failing the test when none comes within 10 s
+// (attach hung).
+func within(t *testing.T, what string, f func() error) error {
+	t.Helper()
 	res := make(chan error, 1)
-	go func() { res <- c.CheckControl() }()
+	go func() { res <- f() }()
 	select {
 	case err := <-res:
 		return err
 	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: attach hung asking for control", what)
+		t.Fatalf("%s: attach hung", what)
 		return nil
 	}
 }

@@ -14,15 +14,24 @@
 // agent names: on Linux, when the agent is on a loopback address and the
 // process it says it is (Info's pid and start_ticks) holds the socket
 // listening there (/proc/net/tcp{,6} and /proc/PID/fd), it reads
-// agent.DefaultTokenDir()/agent.TokenFileName(pid, start) if that is a
-// regular file of the user's, mode 0600, one name, at most
-// peer.MaxTokenBytes (peer.ReadToken); otherwise it sends no token and
-// control needs Options.Token. Each connection that carries a token is
-// checked again when it is made (pinned to the address checked, no
-// keep-alive). After a reconnect the peer must be the same process (pid
-// and start time, checked as above where it can be, else as it says)
-// before the token is sent again; when it is not, Snapshot's Notice says
-// so, and the new process gets its own token file's token or none.
+// agent.DefaultTokenDir()/agent.TokenFileName(pid, start) if that process
+// runs as this user and the file is a regular file of the user's, mode
+// 0600, one name, at most peer.MaxTokenBytes (peer.ReadTokenOf);
+// otherwise it sends no token and control needs Options.Token. Each
+// connection that carries a token is checked again when it is made
+// (pinned to the address checked, no keep-alive). After a reconnect the
+// token is sent again only when the peer is shown to be the same process:
+// the same pid and start claimed, that pid running with that start, and
+// holding the listener if the first peer did; where nothing can be
+// checked (not loopback, no /proc), only Options.Token, to an unchanged
+// claim. Otherwise Snapshot's Notice says it is another process (a pid
+// gone, or not checked), and the new process gets its own token file's
+// token or none.
+//
+// Every read of the agent is bounded in time and size (infoTimeout,
+// maxInfo, StaleAfter, maxStale, maxLine, controlTimeout), and every
+// string from it is written out without control characters
+// (session.Clean, in the Decoder and in refusals).
 package remote
 
 import (
@@ -276,7 +285,8 @@ func dialControl(ctx context.Context, d *net.Dialer, addr string) (net.Conn, err
 
 // identify is the process the agent that answered info over a connection
 // to raddr is: checked when this machine can tell (a loopback address, on
-// Linux, the pid's listener), else as it says, with why not.
+// Linux, the pid's listener), else as it says, with why not, and whether
+// its pid runs with the start it says (live) or nothing can be told (blind).
 func identify(info agent.Info, raddr net.Addr) (peerID, string) {
 	says := peerID{proc: peer.Process{PID: info.PID, Start: info.StartTicks}, seen: true}
 	tcp, ok := peer.Loopback(raddr)
