@@ -184,7 +184,7 @@ func dialWithin(t *testing.T, addr string) error {
 // trickles the body, or answers the info (saying a sample interval of
 // 11 days) and trickles a stream line, or trickles a control answer, is
 // given up within the bounds (shortened here): Dial and CheckControl
-// return an error.
+// return an error, the refusal's ESCs written out.
 func TestTricklingAgentIsBounded(t *testing.T) {
 	defer func(i, s, c time.Duration) { infoTimeout, maxStale, controlTimeout = i, s, c }(infoTimeout, maxStale, controlTimeout)
 	infoTimeout, maxStale, controlTimeout = 200*time.Millisecond, 300*time.Millisecond, 200*time.Millisecond
@@ -207,7 +207,7 @@ func TestTricklingAgentIsBounded(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		default:
-			trickle(w, r, http.StatusForbidden, 'x')
+			trickle(w, r, http.StatusForbidden, 0x1b)
 		}
 	}))
 	defer srv.Close()
@@ -226,7 +226,7 @@ func TestTricklingAgentIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := controlWithin(t, c, "a control answer trickled"); !errors.Is(err, ErrRefused) {
-		t.Errorf("a control answer trickled: %v, want ErrRefused", err)
+	if err := controlWithin(t, c, "a control answer trickled"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `\x1b`) || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("a control answer of ESCs trickled: %q, want ErrRefused, each ESC written out", err)
 	}
 }

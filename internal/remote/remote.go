@@ -378,7 +378,7 @@ func (c *Client) connect() (stream, error) {
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		cancel()
-		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, resp.Status)
+		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, session.Clean(resp.Status))
 	}
 	c.mu.Lock()
 	c.info, c.token, c.peer, c.why = info, tok, id, why
