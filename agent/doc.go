@@ -94,17 +94,29 @@
 // of its own environment, and only if it is a regular file (not a
 // symbolic link, one hard link), the user's, mode 0600, at most 256
 // bytes, holding letters, digits and -._~+/= (opened O_NOFOLLOW and
-// O_NONBLOCK, checked again on the open file). Anything else (another
-// host, a pid that does not hold the listener, a device, a FIFO, a link,
-// another mode, a larger file, another DIR, a system without /proc) and
-// attach sends no token: control needs --token. Each connection that
-// carries the token is checked again when made. After a reconnect the
-// agent must be the same process (pid and start time) before the token,
-// found or given, is sent again; the screen says when it is another
-// process, and a new process checked as above gets its own token.
+// O_NONBLOCK, checked again on the open file), and only when that
+// process runs as the user too (its real, effective, saved and
+// filesystem uids, /proc/PID/status). Anything else (another host, a pid
+// that does not hold the listener, another user's process, a device, a
+// FIFO, a link, another owner or mode, a larger file, another DIR, a
+// system without /proc) and attach sends no token: control needs
+// --token. Each connection that carries the token is checked again when
+// made. After a reconnect the token, found or given, is sent again only
+// to the same process: the same pid and start_ticks claimed as the first
+// time, that pid running with that start (/proc/PID/stat), and holding
+// the listener if the first one was checked to. A pid gone or started at
+// another time is another process: no token, and the screen says so; a
+// new process checked as above gets its own token. Where nothing can be
+// checked (another host, no /proc) a reconnect sends the --token given,
+// and only when the claim is unchanged; never a found one.
 //
 // Reading the stream needs no token: it shows figures, and changes
-// nothing.
+// nothing. attach bounds each read of the agent: the info within 5 s and
+// 64 KiB, each stream line within 3 s (4 sample intervals when longer, at
+// most 30 s) of the line before and 4 MiB, each control answer within
+// 5 s, its text to 1 KiB. Every string it shows from the agent has its
+// control characters written out (\x1b), so no escape reaches the
+// terminal.
 //
 // A slow client never slows the program nor the other clients: samples
 // are encoded once and handed to each client's buffer without waiting; a

@@ -185,3 +185,58 @@ func Mine(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && fi.Mode().IsRegular() && int(st.Uid) == os.Getuid()
 }
+
+// UID is the user process pid runs as: its real, effective, saved and
+// filesystem uids (the Uid line of /proc/PID/status), which must be one.
+// The error wraps os.ErrNotExist when no process has that pid.
+func UID(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	return parseUID(b)
+}
+
+// parseUID reads the uid of a /proc/PID/status: its Uid line's four
+// uids, all equal; else an error.
+func parseUID(status []byte) (int, error) {
+	for _, l := range strings.Split(string(status), "\n") {
+		rest, ok := strings.CutPrefix(l, "Uid:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 4 {
+			return 0, fmt.Errorf("status: Uid line with %d fields, want 4", len(f))
+		}
+		for _, s := range f[1:] {
+			if s != f[0] {
+				return 0, fmt.Errorf("status: uids %s differ", strings.Join(f, " "))
+			}
+		}
+		return strconv.Atoi(f[0])
+	}
+	return 0, errors.New("status: no Uid line")
+}
+
+// ReadTokenOf reads the token file at path for process p (ReadToken):
+// only when p runs as this user (UID) and still is the process that
+// started at p.Start; else an error wrapping ErrTokenFile. The file must
+// be this user's too (ReadToken), so p's user and the file's are attach's.
+func ReadTokenOf(p Process, path string) (string, error) {
+	uid, err := UID(p.PID)
+	if err != nil {
+		return "", fmt.Errorf("%w: pid %d: %v", ErrTokenFile, p.PID, err)
+	}
+	if uid != os.Getuid() {
+		return "", fmt.Errorf("%w: pid %d runs as uid %d, not this user (uid %d)", ErrTokenFile, p.PID, uid, os.Getuid())
+	}
+	tok, err := ReadToken(path)
+	if err != nil {
+		return "", err
+	}
+	if st, err := StartTicks(p.PID); err != nil || st != p.Start {
+		return "", fmt.Errorf("%w: pid %d is another process now", ErrTokenFile, p.PID)
+	}
+	return tok, nil
+}

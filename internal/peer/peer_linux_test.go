@@ -104,3 +104,40 @@ func TestReadToken(t *testing.T) {
 		t.Errorf("none: %v, want ErrNotExist", err)
 	}
 }
+
+// TestReadTokenOfAnotherUser: a token file of this user is read for a
+// process of this user only: a process of another uid (started as
+// nobody, so root only) gets nothing, nor does a status whose uids differ.
+func TestReadTokenOfAnotherUser(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(path, []byte("abc123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := ReadTokenOf(self(t), path); err != nil || tok != "abc123" {
+		t.Fatalf("own process: %q %v", tok, err)
+	}
+	for _, st := range []string{"Name:\tx\nUid:\t0\t65534\t0\t0\n", "Name:\tx\n", "Uid:\t0 0\n"} {
+		if uid, err := parseUID([]byte(st)); err == nil {
+			t.Errorf("status %q: uid %d, want an error", st, uid)
+		}
+	}
+	if uid, err := parseUID([]byte("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nGid:\t5\t5\t5\t5\n")); err != nil || uid != 1000 {
+		t.Errorf("status of uid 1000: %d %v", uid, err)
+	}
+	if os.Getuid() != 0 {
+		t.Skip("starting a process of another uid needs root")
+	}
+	other := exec.Command("sleep", "60")
+	other.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	st, err := StartTicks(other.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := ReadTokenOf(Process{other.Process.Pid, st}, path); !errors.Is(err, ErrTokenFile) || !strings.Contains(err.Error(), "uid 65534") {
+		t.Errorf("a process of uid 65534: %q %v, want ErrTokenFile: uid 65534", tok, err)
+	}
+}

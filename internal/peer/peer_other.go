@@ -32,3 +32,11 @@ func Alive(p Process) (alive, known bool) { return false, false }
 
 // Mine is false: no file is known to be the user's.
 func Mine(fi os.FileInfo) bool { return false }
+
+// UID is an error wrapping errors.ErrUnsupported.
+func UID(pid int) (int, error) {
+	return 0, fmt.Errorf("uid of pid %d: %w", pid, errors.ErrUnsupported)
+}
+
+// ReadTokenOf is an error wrapping ErrTokenFile and errors.ErrUnsupported.
+func ReadTokenOf(p Process, path string) (string, error) { return ReadToken(path) }

@@ -96,13 +96,20 @@ func me(t *testing.T) peer.Process {
 // when none comes within 10 s (attach hung).
 func controlWithin(t *testing.T, c *Client, what string) error {
 	t.Helper()
+	return within(t, what+": asking for control", c.CheckControl)
+}
+
+// within returns f's answer, failing the test when none comes within 10 s
+// (attach hung).
+func within(t *testing.T, what string, f func() error) error {
+	t.Helper()
 	res := make(chan error, 1)
-	go func() { res <- c.CheckControl() }()
+	go func() { res <- f() }()
 	select {
 	case err := <-res:
 		return err
 	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: attach hung asking for control", what)
+		t.Fatalf("%s: attach hung", what)
 		return nil
 	}
 }
@@ -281,7 +288,7 @@ func agentProcess(t *testing.T, addr, dir string) (string, peer.Process, func())
 // TestReconnectChecksTheProcess: attached to a program, which then dies,
 // a server that takes its address claiming its pid and start time is sent
 // no token (neither the one found nor one given) and the screen's Notice
-// says the agent could not be checked; the program started again is
+// says that pid is gone; the program started again is
 // another process: the Notice says so, its own token file's token is sent,
 // the token given is not.
 func TestReconnectChecksTheProcess(t *testing.T) {
@@ -320,8 +327,8 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 	h := startHostile(t, ln, first, filepath.Join(dir, agent.TokenFileName(first.PID, first.Start)))
 	for _, c := range []*Client{found, given} {
 		waitFor(t, "the impostor read", 5*time.Second, func() bool { return c.Snapshot().Disconnected.IsZero() })
-		if n := c.Snapshot().Notice; !strings.Contains(n, fmt.Sprintf("could not be checked to be pid %d", first.PID)) {
-			t.Errorf("Notice %q, want: could not be checked to be pid %d", n, first.PID)
+		if n := c.Snapshot().Notice; !strings.Contains(n, fmt.Sprintf("is another process since ")) || !strings.Contains(n, fmt.Sprintf("pid %d is gone", first.PID)) {
+			t.Errorf("Notice %q, want: is another process since ...: pid %d is gone", n, first.PID)
 		}
 		if err := controlWithin(t, c, "the impostor"); !errors.Is(err, ErrRefused) {
 			t.Errorf("control of the impostor: %v, want ErrRefused", err)
@@ -350,8 +357,8 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 }
 
 // TestChangedNotice: the notice names what changed: another pid, the same
-// pid not checked (an impostor claiming it, whatever start it says), the
-// same pid started anew.
+// pid gone (an impostor claiming it, whatever start it says), the same
+// pid running but not checked, the same pid started anew.
 func TestChangedNotice(t *testing.T) {
 	was := peerID{proc: peer.Process{PID: 41, Start: 7}, checked: true, seen: true}
 	for _, c := range []struct {
@@ -361,9 +368,11 @@ func TestChangedNotice(t *testing.T) {
 		want  string
 	}{
 		{peerID{proc: peer.Process{PID: 42, Start: 9}, checked: true}, true, "", "is another process since "},
-		{peerID{proc: peer.Process{PID: 41, Start: 7}}, false, "no pid 41 runs", "could not be checked to be pid 41 since "},
-		{peerID{proc: peer.Process{PID: 41, Start: 8}}, false, "no pid 41 runs", "could not be checked to be pid 41 since "},
-		{peerID{proc: peer.Process{PID: 41, Start: 8}, checked: true}, true, "", "pid 41 again, started anew; its own token file read"},
+		{peerID{proc: peer.Process{PID: 41, Start: 7}}, false, "no pid 41 runs", "is another process since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 8}}, false, "no pid 41 runs", ": pid 41 is gone"},
+		{peerID{proc: peer.Process{PID: 41, Start: 7}, live: true}, false, "cannot read its descriptors", "could not be checked to be pid 41 since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 7}, blind: true}, false, "no /proc", "could not be checked to be pid 41 since "},
+		{peerID{proc: peer.Process{PID: 41, Start: 8}, checked: true, live: true}, true, "", "pid 41 again, started anew; its own token file read"},
 	} {
 		got := changedNotice("127.0.0.1:7070", was, c.now, c.token, c.why)
 		if !strings.HasPrefix(got, "127.0.0.1:7070 ") || !strings.Contains(got, c.want) || c.why != "" && !strings.HasSuffix(got, ": no token sent ("+c.why+")") {

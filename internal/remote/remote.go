@@ -14,15 +14,24 @@
 // agent names: on Linux, when the agent is on a loopback address and the
 // process it says it is (Info's pid and start_ticks) holds the socket
 // listening there (/proc/net/tcp{,6} and /proc/PID/fd), it reads
-// agent.DefaultTokenDir()/agent.TokenFileName(pid, start) if that is a
-// regular file of the user's, mode 0600, one name, at most
-// peer.MaxTokenBytes (peer.ReadToken); otherwise it sends no token and
-// control needs Options.Token. Each connection that carries a token is
-// checked again when it is made (pinned to the address checked, no
-// keep-alive). After a reconnect the peer must be the same process (pid
-// and start time, checked as above where it can be, else as it says)
-// before the token is sent again; when it is not, Snapshot's Notice says
-// so, and the new process gets its own token file's token or none.
+// agent.DefaultTokenDir()/agent.TokenFileName(pid, start) if that process
+// runs as this user and the file is a regular file of the user's, mode
+// 0600, one name, at most peer.MaxTokenBytes (peer.ReadTokenOf);
+// otherwise it sends no token and control needs Options.Token. Each
+// connection that carries a token is checked again when it is made
+// (pinned to the address checked, no keep-alive). After a reconnect the
+// token is sent again only when the peer is shown to be the same process:
+// the same pid and start claimed, that pid running with that start, and
+// holding the listener if the first peer did; where nothing can be
+// checked (not loopback, no /proc), only Options.Token, to an unchanged
+// claim. Otherwise Snapshot's Notice says it is another process (a pid
+// gone, or not checked), and the new process gets its own token file's
+// token or none.
+//
+// Every read of the agent is bounded in time and size (infoTimeout,
+// maxInfo, StaleAfter, maxStale, maxLine, controlTimeout), and every
+// string from it is written out without control characters
+// (session.Clean, in the Decoder and in refusals).
 package remote
 
 import (
@@ -119,7 +128,9 @@ type program struct {
 // is that process's, at addr) or only as it says.
 type peerID struct {
 	proc    peer.Process
-	checked bool
+	checked bool         // proc holds the listener at addr
+	live    bool         // proc runs: its pid started at its Start (/proc/PID/stat)
+	blind   bool         // nothing can be checked: not on loopback, or no /proc
 	addr    *net.TCPAddr // the address checked; nil unless checked
 	seen    bool         // false before the first connect
 }
@@ -274,14 +285,20 @@ func dialControl(ctx context.Context, d *net.Dialer, addr string) (net.Conn, err
 
 // identify is the process the agent that answered info over a connection
 // to raddr is: checked when this machine can tell (a loopback address, on
-// Linux, the pid's listener), else as it says, with why not.
+// Linux, the pid's listener), else as it says, with why not, and whether
+// its pid runs with the start it says (live) or nothing can be told (blind).
 func identify(info agent.Info, raddr net.Addr) (peerID, string) {
 	says := peerID{proc: peer.Process{PID: info.PID, Start: info.StartTicks}, seen: true}
 	tcp, ok := peer.Loopback(raddr)
 	if !ok {
+		says.blind = true
 		return says, "the agent is not on a loopback address of this machine"
 	}
 	st, err := peer.StartTicks(info.PID)
+	if errors.Is(err, errors.ErrUnsupported) {
+		says.blind = true
+		return says, err.Error()
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return says, fmt.Sprintf("no pid %d runs on this machine", info.PID)
 	}
@@ -291,17 +308,27 @@ func identify(info agent.Info, raddr net.Addr) (peerID, string) {
 	if info.StartTicks != st {
 		return says, fmt.Sprintf("pid %d started at another time than the agent says", info.PID)
 	}
+	says.live = true
 	p := peer.Process{PID: info.PID, Start: st}
 	if err := peer.HoldsListener(p, tcp); err != nil {
 		return says, err.Error()
 	}
-	return peerID{proc: p, checked: true, addr: tcp, seen: true}, ""
+	return peerID{proc: p, checked: true, live: true, addr: tcp, seen: true}, ""
 }
 
-// sameAs reports whether id is the process was: the same pid and start,
-// checked if was was.
-func (id peerID) sameAs(was peerID) bool {
-	return id.proc == was.proc && (id.checked || !was.checked)
+// sameAs reports whether id, found after a reconnect, is shown to be the
+// process was: the same pid and start claimed, that pid running with
+// that start, and holding the listener if was was checked to. Where
+// nothing can be checked (blind), only a claim unchanged with a token
+// given (given) counts as the same.
+func (id peerID) sameAs(was peerID, given bool) bool {
+	switch {
+	case id.proc != was.proc:
+		return false
+	case id.blind:
+		return given && !was.checked
+	}
+	return id.live && (id.checked || !was.checked)
 }
 
 // tokenFor is the token to send to id (the one given, or its token
@@ -317,7 +344,7 @@ func (c *Client) tokenFor(info agent.Info, id peerID, why string, same bool) (st
 	case !id.checked:
 		return "", fmt.Sprintf("not sure the agent at %s is pid %d (%s)", c.addr, info.PID, why)
 	}
-	tok, err := peer.ReadToken(filepath.Join(c.dir, agent.TokenFileName(id.proc.PID, id.proc.Start)))
+	tok, err := peer.ReadTokenOf(id.proc, filepath.Join(c.dir, agent.TokenFileName(id.proc.PID, id.proc.Start)))
 	if err != nil {
 		return "", fmt.Sprintf("no token file of pid %d to read (%v)", id.proc.PID, err)
 	}
@@ -335,7 +362,7 @@ func (c *Client) connect() (stream, error) {
 	c.mu.Lock()
 	was := c.peer
 	c.mu.Unlock()
-	same := !was.seen || id.sameAs(was)
+	same := !was.seen || id.sameAs(was, c.token0 != "")
 	tok, why := c.tokenFor(info, id, idWhy, same)
 	ctx, cancel := context.WithCancel(c.ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+"stream", nil)
@@ -351,7 +378,7 @@ func (c *Client) connect() (stream, error) {
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		cancel()
-		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, resp.Status)
+		return stream{}, fmt.Errorf("%w: stream: %s", ErrNotAgent, session.Clean(resp.Status))
 	}
 	c.mu.Lock()
 	c.info, c.token, c.peer, c.why = info, tok, id, why
@@ -363,8 +390,8 @@ func (c *Client) connect() (stream, error) {
 	}
 	c.mu.Unlock()
 	stale := StaleAfter
-	if iv := time.Duration(info.IntervalMS) * time.Millisecond; 4*iv > stale {
-		stale = 4 * iv
+	if iv := time.Duration(min(info.IntervalMS, int64(maxStale/time.Millisecond))) * time.Millisecond; 4*iv > stale {
+		stale = min(4*iv, maxStale)
 	}
 	return stream{bufio.NewReaderSize(resp.Body, 64<<10), resp.Body, cancel, stale}, nil
 }
@@ -375,6 +402,8 @@ func changedNotice(addr string, was, now peerID, token bool, why string) string 
 	at := time.Now().Format("15:04:05")
 	what := fmt.Sprintf("%s is another process since %s: pid %d (was pid %d)", addr, at, now.proc.PID, was.proc.PID)
 	switch {
+	case now.proc.PID == was.proc.PID && !now.live && !now.blind:
+		what = fmt.Sprintf("%s is another process since %s: pid %d is gone", addr, at, was.proc.PID)
 	case now.proc.PID == was.proc.PID && !now.checked:
 		what = fmt.Sprintf("%s could not be checked to be pid %d since %s", addr, was.proc.PID, at)
 	case now.proc.PID == was.proc.PID:
@@ -393,7 +422,9 @@ func changedNotice(addr string, was, now peerID, token bool, why string) string 
 func (c *Client) fetchInfo() (agent.Info, net.Addr, error) {
 	var info agent.Info
 	var raddr net.Addr
-	ctx := httptrace.WithClientTrace(c.ctx, &httptrace.ClientTrace{
+	ctx, cancel := context.WithTimeout(c.ctx, infoTimeout) // the answer and its body
+	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(ci httptrace.GotConnInfo) { raddr = ci.Conn.RemoteAddr() },
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String(), nil)
@@ -405,9 +436,12 @@ func (c *Client) fetchInfo() (agent.Info, net.Addr, error) {
 		return info, nil, c.unreachable(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxInfo))
 	if resp.StatusCode != http.StatusOK {
-		return info, nil, fmt.Errorf("%w: %s answers %s", ErrNotAgent, c.base, resp.Status)
+		return info, nil, fmt.Errorf("%w: %s answers %s", ErrNotAgent, c.base, session.Clean(resp.Status))
+	}
+	if err != nil {
+		return info, nil, fmt.Errorf("%w: %s: its info: %v", ErrNotAgent, c.base, err)
 	}
 	if err := json.Unmarshal(b, &info); err != nil || info.Agent != "offtop" {
 		return info, nil, fmt.Errorf("%w: %s does not answer as one", ErrNotAgent, c.base)
@@ -481,8 +515,24 @@ func (c *Client) read(st stream, dec *session.Decoder) {
 
 // StaleAfter is how long a stream may go without a line before the
 // client takes it for dead (a program stopped with SIGSTOP, or a host
-// gone without closing the connection), at least 4 sample intervals.
+// gone without closing the connection), at least 4 sample intervals,
+// at most maxStale.
 const StaleAfter = 3 * time.Second
+
+// Bounds on what the peer sends, in time and size. The info (answer and
+// body) must come within infoTimeout and maxInfo bytes; each stream line
+// (its first byte and its newline) within the stream's stale time of the
+// line before (of the stream's request for the first) and maxLine bytes;
+// each control request's answer and body within controlTimeout, its body
+// read to 1 KiB. Variables for tests only.
+var (
+	infoTimeout    = 5 * time.Second
+	maxStale       = 30 * time.Second
+	controlTimeout = 5 * time.Second
+)
+
+// maxInfo bounds the info's body.
+const maxInfo = 64 << 10
 
 // readAll reads st until it ends, fails or goes silent for st.stale, and
 // closes it.
@@ -664,7 +714,7 @@ func (c *Client) request(method, path string, body []byte) error {
 	c.mu.Lock()
 	tok, id, noTok := c.token, c.peer, c.why
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.WithValue(c.ctx, controlPeer{}, id), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithValue(c.ctx, controlPeer{}, id), controlTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, bytes.NewReader(body))
 	if err != nil {
@@ -683,7 +733,7 @@ func (c *Client) request(method, path string, body []byte) error {
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-	why := strings.TrimSpace(string(msg))
+	why := session.Clean(strings.TrimSpace(string(msg)))
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusNoContent:
 		return nil
@@ -700,7 +750,7 @@ func (c *Client) request(method, path string, body []byte) error {
 	case http.StatusUnprocessableEntity: // the agent's session.ErrAction, said once
 		return fmt.Errorf("%w: %s", session.ErrAction, strings.TrimPrefix(why, session.ErrAction.Error()+": "))
 	}
-	return fmt.Errorf("%w: the agent answered %s: %s", ErrRefused, resp.Status, why)
+	return fmt.Errorf("%w: the agent answered %s: %s", ErrRefused, session.Clean(resp.Status), why)
 }
 
 // Close stops reading and reconnecting, and closes Samples. Safe twice.

@@ -2,8 +2,13 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/millis"
@@ -25,6 +30,11 @@ import (
 // unknown); a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
 // times its held time.
 //
+// Every string decoded (the scenario, the look, readouts' keys and
+// strings, route names, every other) has its control characters, C0
+// (U+0000..U+001F, U+007F) and C1 (U+0080..U+009F), written out as \xNN
+// (Clean), so that nothing a peer sends reaches a terminal as an escape.
+//
 // A figure out of its range (clearOutOfRange) comes back unknown, as if the
 // line had said null, and is counted in the Snapshot's OutOfRange.
 type Decoder struct {
@@ -42,6 +52,7 @@ func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
 	if err := json.Unmarshal(line, &s); err != nil {
 		return Snapshot{}, err
 	}
+	cleanStrings(reflect.ValueOf(&s).Elem())
 	d.outOfRange += int64(s.clearOutOfRange())
 	s.OutOfRange = d.outOfRange
 	s.UsableCPUs = sysinfo.CPUs{NumCPU: s.NumCPU, Affinity: int(s.AffinityCPUs), Quota: float64(s.CPULimit)}.Usable()
@@ -136,4 +147,111 @@ func (s *Snapshot) clearOutOfRange() int {
 		}
 	}
 	return n
+}
+
+// Clean is s with each control character (C0: U+0000..U+001F and U+007F;
+// C1: U+0080..U+009F) and each byte that is not UTF-8 written out as
+// \xNN, two lower-case hex digits; s itself when it has none.
+func Clean(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isControl(r) || r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case isControl(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }
+
+// cleanStrings applies Clean to every settable string in v: fields,
+// elements, map keys and values, through pointers.
+func cleanStrings(v reflect.Value) {
+	if !hasString(v.Type()) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if c := Clean(v.String()); c != v.String() && v.CanSet() {
+			v.SetString(c)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				cleanStrings(f)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			cleanStrings(v.Index(i))
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			cleanStrings(v.Elem())
+		}
+	case reflect.Map:
+		if v.IsNil() || !v.CanSet() {
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			k := reflect.New(v.Type().Key()).Elem()
+			k.Set(it.Key())
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			cleanStrings(k)
+			cleanStrings(e)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	}
+}
+
+// stringTypes caches hasString: reflect.Type to bool.
+var stringTypes sync.Map
+
+// hasString reports whether a value of t can hold a string Clean could
+// change: a string, or a struct, slice, array, pointer or map with one.
+func hasString(t reflect.Type) bool {
+	if h, ok := stringTypes.Load(t); ok {
+		return h.(bool)
+	}
+	stringTypes.Store(t, false) // ends a type that holds itself (none in a Snapshot)
+	h := false
+	switch t.Kind() {
+	case reflect.String:
+		h = true
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && hasString(f.Type) {
+				h = true
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		h = hasString(t.Elem())
+	case reflect.Map:
+		h = hasString(t.Key()) || hasString(t.Elem())
+	}
+	stringTypes.Store(t, h)
+	return h
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +120,99 @@ func TestActionJSON(t *testing.T) {
 	var a Action
 	if err := json.Unmarshal([]byte(`{"kind":"rm_rf","n":1}`), &a); err == nil {
 		t.Fatal("an unknown kind decoded")
+	}
+}
+
+// TestDecodeCleansControlCharacters: a line with ESC, BEL, CSI (7-bit and
+// C1) and OSC sequences in every string, and in every key of extra and
+// served, decodes to strings with no control character, each sequence
+// written out (\x1b).
+func TestDecodeCleansControlCharacters(t *testing.T) {
+	const evil = "\x1b[31m\a\u009b2J\x1b]0;pwned\a\x1b]8;;http://x\x1b\\\r\n\x00\x7f"
+	golden, err := os.ReadFile("testdata/full.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(golden, &doc); err != nil {
+		t.Fatal(err)
+	}
+	strs := 0
+	var taint func(v any, keys bool) any
+	taint = func(v any, keys bool) any {
+		switch v := v.(type) {
+		case string:
+			strs++
+			return v + evil
+		case []any:
+			for i := range v {
+				v[i] = taint(v[i], false)
+			}
+		case map[string]any:
+			out := map[string]any{}
+			for k, e := range v {
+				if keys {
+					k += evil
+				}
+				out[k] = taint(e, k == "extra" || k == "served")
+			}
+			return out
+		}
+		return v
+	}
+	line, err := json.Marshal(taint(doc, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strs < 10 {
+		t.Fatalf("the golden line has %d strings", strs)
+	}
+	var d Decoder
+	s, err := d.Snapshot(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, clean := 0, 0
+	var walk func(v reflect.Value, at string)
+	walk = func(v reflect.Value, at string) {
+		switch v.Kind() {
+		case reflect.String:
+			seen++
+			if i := strings.IndexFunc(v.String(), isControl); i >= 0 {
+				t.Errorf("%s = %q: a control character", at, v.String())
+			}
+			if strings.Contains(v.String(), `\x1b[31m\x07\x9b2J\x1b]0;pwned\x07`) {
+				clean++
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i), at+"."+v.Type().Field(i).Name)
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i), fmt.Sprintf("%s[%d]", at, i))
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem(), at)
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Key(), at+" key")
+				walk(it.Value(), fmt.Sprintf("%s[%v]", at, it.Key()))
+			}
+		}
+	}
+	walk(reflect.ValueOf(s), "Snapshot")
+	if clean < 10 {
+		t.Errorf("%d of %d strings decoded hold the sequences written out, want at least 10", clean, seen)
+	}
+	if got := Clean("ok\x1b[0m\xff\u009bé"); got != `ok\x1b[0m\xff\x9bé` {
+		t.Errorf("Clean: %q", got)
+	}
+	if s.Scenario == "" || !strings.Contains(s.Look, `\x1b`) {
+		t.Errorf("scenario %q, look %q: want both, the look's ESC written out", s.Scenario, s.Look)
 	}
 }
