@@ -41,7 +41,13 @@ func TestProgramSession(t *testing.T) {
 // svc, sampling every 10 ms; both are closed at the end of the test.
 func programSession(t *testing.T, size int) (*pool.Pool, *Session) {
 	t.Helper()
-	p, err := pool.New(pool.Options{Size: size})
+	return programSessionOf(t, pool.Options{Size: size})
+}
+
+// programSessionOf is programSession with the pool's Options given.
+func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
+	t.Helper()
+	p, err := pool.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/offtop/offtop/pool"
 )
@@ -32,16 +31,7 @@ func TestAddClamped(t *testing.T) {
 // TestActionsSaturate: an action's n at the ends of int64 ends at the end
 // of its range, applied one at a time or folded with the next.
 func TestActionsSaturate(t *testing.T) {
-	p, err := pool.New(pool.Options{Size: 2, Inline: func(fn func()) { go fn() }}) // size 0 allowed
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Pool: p}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	p, s := programSessionOf(t, pool.Options{Size: 2, Inline: func(fn func()) { go fn() }}) // size 0 allowed
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct {
 		name string
