@@ -18,7 +18,8 @@ import (
 // StartTicks is when process pid started: field 22 of /proc/PID/stat,
 // clock ticks after boot. A pid and its StartTicks name one process even
 // after the pid is reused. The error wraps os.ErrNotExist when no
-// process has that pid.
+// process has that pid, or only a dead one does (state Z or X: it exited
+// and its parent has not reaped it yet; its sockets are gone).
 func StartTicks(pid int) (uint64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -32,6 +33,9 @@ func StartTicks(pid int) (uint64, error) {
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
 		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the command", pid, len(f))
+	}
+	if f[0] == "Z" || f[0] == "X" { // field 3, the state: dead
+		return 0, fmt.Errorf("/proc/%d/stat: the process has exited: %w", pid, os.ErrNotExist)
 	}
 	return strconv.ParseUint(f[19], 10, 64) // field 22; f[0] is field 3
 }

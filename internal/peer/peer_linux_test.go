@@ -1,14 +1,18 @@
 package peer
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func self(t *testing.T) Process {
@@ -139,5 +143,37 @@ func TestReadTokenOfAnotherUser(t *testing.T) {
 	}
 	if tok, err := ReadTokenOf(Process{other.Process.Pid, st}, path); !errors.Is(err, ErrTokenFile) || !strings.Contains(err.Error(), "uid 65534") {
 		t.Errorf("a process of uid 65534: %q %v, want ErrTokenFile: uid 65534", tok, err)
+	}
+}
+
+// TestZombieIsGone: a process that exited and is not reaped yet (state Z)
+// is gone to StartTicks and Alive: its sockets are closed, so a peer
+// claiming its pid is another process.
+func TestZombieIsGone(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	stat := "/proc/" + strconv.Itoa(pid) + "/stat"
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.LastIndexByte(b, ')'); i > 0 && bytes.HasPrefix(b[i+1:], []byte(" Z")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child never became a zombie: %s", b)
+		}
+		runtime.Gosched()
+	}
+	if _, err := StartTicks(pid); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("StartTicks of a zombie: %v, want os.ErrNotExist", err)
+	}
+	if alive, known := Alive(Process{PID: pid}); alive || !known {
+		t.Errorf("Alive of a zombie: alive %v known %v, want gone", alive, known)
 	}
 }

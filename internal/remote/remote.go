@@ -266,11 +266,16 @@ type stream struct {
 
 // dialControl dials a control request's connection: to the address
 // checked, then checked again to be the peer's (peer.HoldsListener), when
-// the peer was checked; else to addr.
+// the peer was checked; else to addr, after checking, where this machine
+// can tell, that the process the peer claims still runs (peer.Alive).
 func dialControl(ctx context.Context, d *net.Dialer, addr string) (net.Conn, error) {
 	id, _ := ctx.Value(controlPeer{}).(peerID)
 	if id.checked {
 		addr = id.addr.String()
+	} else if id.live { // a loopback peer whose pid ran as claimed: still?
+		if alive, known := peer.Alive(id.proc); known && !alive {
+			return nil, fmt.Errorf("%w: no token sent: %v is gone", ErrRefused, id.proc)
+		}
 	}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil || !id.checked {
