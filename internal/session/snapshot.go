@@ -103,8 +103,8 @@ type Status struct {
 
 // Pool is the worker pool's figures. Counts are since the session started:
 // Submitted = Completed + Failed + TimedOut + Canceled + Running +
-// QueueDepth (issue 3; DESIGN.md's sum without TimedOut and Canceled holds
-// while no task has a deadline or a context). Failed counts tasks that
+// QueueDepth (without TimedOut and Canceled while no task has a deadline
+// or a context). Failed counts tasks that
 // panicked, returned an error or were dropped by Close; TimedOut tasks
 // that ran past their deadline; Canceled tasks whose context ended while
 // they were queued (an attached program's pool.SubmitContext).

@@ -500,8 +500,8 @@ func TestFooterKeepsTheKeys(t *testing.T) {
 }
 
 // TestHeaderSpellsOutWhatToActOn: at 80 columns, oversubscribed, the
-// header keeps "start" and "OVERSUBSCRIBED" whole (the newcomer read
-// "sugg 1 ... ! OVERSUB"), and its form does not change as t grows.
+// header keeps "start" and "OVERSUBSCRIBED" whole (never cut to
+// "! OVERSUB"), and its form does not change as t grows.
 func TestHeaderSpellsOutWhatToActOn(t *testing.T) {
 	s := richSnapshot()
 	s.Paused, s.CPULimit = false, 0
