@@ -49,16 +49,7 @@ func TestReconnectToAGonePidSendsNoToken(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peers are checked from /proc")
 	}
-	child := exec.Command("sleep", "60")
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { child.Process.Kill(); child.Wait() }()
-	st, err := peer.StartTicks(child.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claim := peer.Process{PID: child.Process.Pid, Start: st}
+	child, claim := sleeper(t, exec.Command("sleep", "60"))
 	h := startHostile(t, nil, claim, "")
 	c, err := Dial(h.srv.URL, Options{Token: "given0token", TokenDir: t.TempDir()})
 	if err != nil {
@@ -111,10 +102,7 @@ func TestTokenFileOfAnotherUsersProcess(t *testing.T) {
 	other := exec.Command("sleep", "60")
 	other.ExtraFiles = []*os.File{f}
 	other.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { other.Process.Kill(); other.Wait() }()
+	_, claim := sleeper(t, other)
 	// The socket again, for the server here: made after the child's start,
 	// which set the shared socket blocking (os.File.Fd).
 	ln, err := net.FileListener(f)
@@ -122,11 +110,6 @@ func TestTokenFileOfAnotherUsersProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := peer.StartTicks(other.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claim := peer.Process{PID: other.Process.Pid, Start: st}
 	if err := peer.HoldsListener(claim, ln.Addr().(*net.TCPAddr)); err != nil {
 		t.Fatalf("the process of uid 65534 does not hold the listener: %v", err)
 	}

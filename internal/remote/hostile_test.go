@@ -190,15 +190,8 @@ func TestHostileAgentGetsNoSecret(t *testing.T) {
 	}
 	// Another process of the user, with its token file the secret: the
 	// server claims to be it, with its pid and start time.
-	other := exec.Command("sleep", "60")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { other.Process.Kill(); other.Wait() }()
-	ost, err := peer.StartTicks(other.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other, oproc := sleeper(t, exec.Command("sleep", "60"))
+	ost := oproc.Start
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, agent.TokenFileName(other.Process.Pid, ost)), []byte(secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -379,4 +372,19 @@ func TestChangedNotice(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", c.now, got, c.want)
 		}
 	}
+}
+
+// sleeper starts cmd (a process that waits), ends it when the test ends,
+// and returns it with its identity (pid and start ticks).
+func sleeper(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, peer.Process) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	st, err := peer.StartTicks(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, peer.Process{PID: cmd.Process.Pid, Start: st}
 }
