@@ -130,7 +130,14 @@ func TestMiddlewareStatusClasses(t *testing.T) {
 		rw.Flush()
 		c.Close()
 	})
-	srv := httptest.NewServer(e.wrap(mux))
+	// served gets each request's path once the middleware has recorded it:
+	// a client can read a hijacked or cut response before that.
+	served := make(chan string, 8)
+	wrapped := e.wrap(mux)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { served <- r.URL.Path }()
+		wrapped.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	// No connection is reused, so the transport retries no request.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -144,6 +151,13 @@ func TestMiddlewareStatusClasses(t *testing.T) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+	}
+	for range 8 {
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a handler did not return within 10 s")
+		}
 	}
 	want := map[string]session.StatusCounts{
 		"/ok": {S2xx: 1}, "/moved": {S3xx: 1}, "/item/{id}": {S4xx: 1}, "/busy": {S5xx: 1}, "/boom": {S5xx: 1},
