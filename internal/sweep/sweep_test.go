@@ -74,7 +74,7 @@ func TestRunCount(t *testing.T) {
 	}
 	var progress bytes.Buffer
 	res, err := Run(context.Background(), Config{
-		Base:     session.Config{Scenario: "count", Scale: 0.05, Interval: 50 * time.Millisecond},
+		Base:     session.Config{Scenario: "count", Scale: 0.01, Interval: 50 * time.Millisecond},
 		Workers:  []int{0, 1, 2},
 		Duration: 1500 * time.Millisecond,
 	}, &progress)
