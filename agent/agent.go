@@ -76,9 +76,10 @@ type Options struct {
 	// AllowRemote serves requests that arrive on a non-loopback address,
 	// and lets Listen bind one. Off, such a request gets 403.
 	AllowRemote bool
-	// Interval is the sampling period (250 ms when 0), Resolution the Loop
-	// probe's (10 ms when 0), Window the span of sliding percentiles (5 s
-	// when 0).
+	// Interval is the sampling period (250 ms when 0; at least 1 ms),
+	// Resolution the Loop probe's (10 ms when 0; at least 100 us), Window
+	// the span of sliding percentiles (5 s when 0; at least Interval).
+	// New refuses a value outside these bounds.
 	Interval, Resolution, Window time.Duration
 	// ClientTimeout bounds how long a stream client may leave a sample
 	// unread (WriteTimeout when 0): see the package doc, Security.
@@ -127,7 +128,9 @@ type Agent struct {
 
 // New starts sampling the program as o says and, with o.Control, makes the
 // token file and logs its path. Serve it with Mount or Handler; stop it
-// with Close.
+// with Close. It fails with ErrNoPool for Control without a Pool, and with
+// an error for an Interval, Resolution or Window out of bounds (see
+// Options) or a token file it cannot make.
 func New(o Options) (*Agent, error) {
 	engine := accounted(o.Pool)
 	if o.Control && engine == nil {

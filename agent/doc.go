@@ -133,10 +133,9 @@
 // window below the widest it offered, TCP_INFO); that window moves in
 // steps (up to 64 KiB on loopback), so a client that never reads is
 // dropped within ClientTimeout plus one sample interval after such a step
-// of samples has reached it: with the defaults, 16 clients that never
-// read freed their slots of a mounted agent in 9 s. Elsewhere, and over
-// HTTP/2 (which cannot be hijacked: its flow control bounds what waits),
-// only the write deadline drops it, once the buffers are full.
+// of samples has reached it. Elsewhere, and over HTTP/2 (which cannot be
+// hijacked: its flow control bounds what waits), only the write deadline
+// drops it, once the buffers are full.
 //
 // # Cost
 //

@@ -5,10 +5,12 @@
 //
 // # Units and range
 //
-// Every figure is a time.Duration. Percentiles have 2 significant figures
-// (within 1% above 51 us); values above 100 s read as 100 s and are
-// counted in Clamped. A Summary with Count 0 has no data: its durations
-// are 0 and mean "n/a", not zero.
+// Every figure is a time.Duration. A percentile p is hdrhistogram-go's
+// ValueAtPercentile: the value at rank round(p/100 x count), read as the
+// highest value its bucket holds, at 2 significant figures (within 1%
+// above 51 us); values above 100 s read as 100 s and are counted in
+// Clamped. A Summary with Count 0 has no data: its durations are 0 and
+// mean "n/a", not zero.
 //
 // A Summary is a value: safe to copy and to read from any goroutine.
 package latency

@@ -49,10 +49,12 @@ const (
 
 // Options configure a Monitor. The zero value is usable.
 type Options struct {
-	// Resolution is the probe's period (DefaultResolution when 0; at
-	// least 100 us). Each probe costs about 15 us of CPU per period.
+	// Resolution is the probe's period (DefaultResolution when 0 or
+	// negative; a shorter one is raised to 100 us). Each period costs
+	// about 15 us of CPU: 5% of a core at 1 ms.
 	Resolution time.Duration
-	// Window is the span of the sliding figures (DefaultWindow when 0).
+	// Window is the span of the sliding figures (DefaultWindow when 0 or
+	// negative).
 	Window time.Duration
 }
 
@@ -70,7 +72,8 @@ func (o Options) defaults() Options {
 	return o
 }
 
-// Start measures the loop that post runs callbacks on.
+// Start measures the loop that post runs callbacks on. It panics when
+// post is nil.
 func Start(post func(fn func()), o Options) *Monitor {
 	if post == nil {
 		panic("looplag: Start needs a post function (StartFree measures a free goroutine)")
@@ -89,7 +92,8 @@ func StartFree(o Options) *Monitor {
 type Stats struct {
 	// Corrected and Raw lateness over the window; CorrectedAll and RawAll
 	// since Reset (or Start). Count is samples, corrected ones included;
-	// Max is the latest sample.
+	// Max is the largest lateness, the same in Corrected and Raw (each
+	// added sample is shorter than the one it stands for).
 	Corrected, Raw, CorrectedAll, RawAll latency.Summary
 	// Missed counts due times skipped because a sample ran past them.
 	Missed int64

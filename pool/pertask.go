@@ -1,7 +1,7 @@
 package pool
 
-// Per-task mode (seed 000 section 5: "a worker per request" against a
-// pool with a queue): every task submitted while it is on gets a
+// Per-task mode (a worker per request, against a pool with a queue;
+// seed 000 s5 in docs/seeds.md): every task submitted while it is on gets a
 // goroutine of its own at once, beside the workers, with no queue and no
 // bound (Options.MaxQueue does not apply). Such a task is counted as every
 // other: Submitted at Submit, Queued until its goroutine starts it (a

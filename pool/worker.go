@@ -42,17 +42,12 @@ type worker struct {
 // thread CPU clock can be read at the start and end of the run, and from
 // Stats in between. The run ends, and the thread is unlocked, before the
 // worker waits for work: a hand-off to an idle worker stays an ordinary
-// goroutine wake-up (STACK.md), while a worker draining a backlog makes no
-// syscall per task; Stats reads the clock of each worker in a run from
-// outside (cpuclock.Thread), once per call. A run costs three syscalls
-// (gettid and a clock read at its start, a clock read at its end: ~0.4 us
-// together on the machine of BENCHMARKS.md), paid when an idle worker is
-// woken, never between back-to-back tasks. The alternatives measured: the
-// same reads around every task made BenchmarkDispatch/offtop-2workers 4.7
-// us per task on a VM with slow syscalls (0.9 us per run); a worker locked
-// to its thread for life, so the sampler alone could read its clock, makes
-// every hand-off to an idle worker wake that particular thread: 8 us per
-// hand-off against 0.15 us for an unlocked goroutine here.
+// goroutine wake-up, while a worker draining a backlog makes no syscall
+// per task; Stats reads the clock of each worker in a run from outside
+// (cpuclock.Thread), once per call. A run costs three syscalls (gettid and
+// a clock read at its start, a clock read at its end), paid when an idle
+// worker is woken, never between back-to-back tasks. Why not per task, nor
+// locked for life: docs/internals.md.
 func (p *Pool) work(w *worker, t *task) {
 	defer p.recoverInternal()
 	var th threadLock

@@ -21,12 +21,12 @@ func noisy(truth USL, sizes []float64, amp float64, r *rand.Rand) []Point {
 
 func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
 
-// TestFitRecoversKnownParameters is the must-hold: throughput from
+// TestFitRecoversKnownParameters: throughput from
 // known (lambda, sigma, kappa) with 3% noise (uniform, +-3%) at 6 sizes
 // gives back each parameter and N* within 10%. Whether one noise draw does
 // depends on the draw, so the test draws 200 and asks at least 97% of them
 // to recover all four (a fit that is off, or biased, fails far more), and
-// the median of each within 3%. Measured here: 198 and 199 of 200.
+// the median of each within 3% (the fit recovers 198 or 199 of 200).
 func TestFitRecoversKnownParameters(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -148,7 +148,7 @@ func TestFitRefuses(t *testing.T) {
 	}
 }
 
-// TestLittle: the io figure, 160 calls/s at 50 ms, needs 8.
+// TestLittle: io's sweep load, 160 calls/s at 50 ms, needs 8.
 func TestLittle(t *testing.T) {
 	for _, c := range []struct {
 		rate    float64
@@ -193,8 +193,8 @@ func TestKnee(t *testing.T) {
 
 // TestFlatAfterTheCores is a count sweep's shape on 2 cores, given: one
 // worker's throughput, twice it at 2 workers, no more at 3 and 4. The
-// peak lies between 1.5 and 3.5 and the knee is 2 (the must-hold,
-// on given numbers; the shape test measures it).
+// peak lies between 1.5 and 3.5 and the knee is 2 (on given numbers;
+// TestCountSizedAtTheCores measures it).
 func TestFlatAfterTheCores(t *testing.T) {
 	for _, xs := range [][]float64{{16, 32, 32, 32}, {16, 31, 30, 29}, {16, 33, 31, 32}} {
 		var pts []Point

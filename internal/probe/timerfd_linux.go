@@ -18,8 +18,8 @@ import (
 //
 // Arming and reading use RawSyscall: both are non-blocking (the fd is
 // O_NONBLOCK), and a plain Syscall would tell the scheduler about a system
-// call, which wakes sysmon from its idle sleep on every sample (measured:
-// ~1.7x the context switches and ~1.5x the CPU of the probe here).
+// call, which wakes sysmon from its idle sleep on every sample (its cost:
+// docs/internals.md).
 //
 // Not safe for concurrent use, except close, which may be called at any time
 // and more than once.

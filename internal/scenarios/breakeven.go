@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// Seed 002's grid: a batch is 32 tasks; each task is SHA-256 over a payload
-// of one of four sizes, repeated 1, 8 or 64 rounds (the knob for CPU per
-// task that leaves the payload size alone). At start the scenario sits in
-// the middle of the grid, 512 KB x 8 rounds, where seed 002 found the
-// break-even (1.77 ms of CPU a task in V8, speed-up 0.89).
+// The grid of seed 002 (docs/seeds.md): a batch is 32 tasks; each task is
+// SHA-256 over a payload of one of four sizes, repeated 1, 8 or 64 rounds
+// (the knob for CPU per task that leaves the payload size alone). At start
+// the scenario sits in the middle of the grid, 512 KB x 8 rounds, where the
+// seed found the break-even (1.77 ms of CPU a task in V8, speed-up 0.89).
 const (
-	// BreakevenTasks is the number of tasks in a batch (seed 002: 32).
+	// BreakevenTasks is the number of tasks in a batch, the seed's 32.
 	BreakevenTasks = 32
 	// Payload sizes after Scale are kept within these bounds (bytes): at
 	// least 1 KB, so a task still hashes something, and at most 16 MB, so 32
@@ -28,7 +28,7 @@ const (
 	breakevenStartRound = 1 // index into breakevenRounds: 8
 )
 
-// breakevenSizes (bytes) and breakevenRounds are seed 002's payload sizes
+// breakevenSizes (bytes) and breakevenRounds are the seed's payload sizes
 // and repetition counts.
 var (
 	breakevenSizes  = [...]int{64 << 10, 512 << 10, 2 << 20, 8 << 20}
@@ -116,17 +116,18 @@ func summarize(runs []beRun) beFigures {
 	return f
 }
 
-// breakeven runs seed 002's experiment in a cycle: a batch inline, a batch
+// breakeven runs the seed's experiment in a cycle: a batch inline, a batch
 // on the pool with copied payloads, a batch on the pool with moved
 // payloads, then inline again, all on the same payloads, back to back.
 //
 // One driver goroutine runs the batches; the Loop runs the inline tasks and
 // the dispatch of pool tasks, and collects their results, as Node's main
-// thread does in seed 002's benchmark.
+// thread does in the seed's benchmark.
 type breakeven struct {
 	base
 	sizeIdx, roundsIdx atomic.Int32 // requested grid position; read at each batch
-	// objects selects seed 000's object graph instead of byte buffers.
+	// objects selects the object graph of seed 000 s5 (docs/seeds.md)
+	// instead of byte buffers.
 	objects atomic.Bool
 	// gen counts changes of size, rounds and pause. A batch carries the gen
 	// it started at and is abandoned (its tasks return between two rounds
@@ -189,7 +190,7 @@ func (b *breakeven) Start(env Env) error {
 func (b *breakeven) Stop() { b.halt(nil) }
 
 // breakevenSize is the payload size in bytes at grid index i and the given
-// scale: seed 002's size times scale, within 1 KB..16 MB. Scale shrinks the
+// scale: the seed's size times scale, within 1 KB..16 MB. Scale shrinks the
 // hashing and the copy alike, so their ratio (what the scenario shows) is
 // kept; at scale 1 the sizes are the seed's.
 func breakevenSize(i int, scale float64) int {
@@ -300,7 +301,7 @@ func breakevenPayloads(size int, stop <-chan struct{}) [][]byte {
 //
 //	d1 = SHA-256(payload), dk = SHA-256(d(k-1) || payload)
 //
-// so CPU grows rounds-fold at the same payload size, as seed 002's repeated
+// so CPU grows rounds-fold at the same payload size, as the seed's repeated
 // hash does, and the result depends on every round: none can be skipped
 // or hoisted out of the loop. It returns ok false, early, when abandon
 // reports true before a round.
@@ -345,7 +346,7 @@ func (b *breakeven) hash(t *beTask, payload []byte, rounds int, gen int64) {
 //
 // The wall time runs from just before the driver hands the batch to the
 // Loop until the Loop has the last result: for inline, the end of the one
-// Loop callback that hashes all 32 payloads back to back (seed 002's main
+// Loop callback that hashes all 32 payloads back to back (the seed's main
 // thread running its loop); for the pool modes, the Loop callback that
 // copies (pool-copy) and submits all 32, then the Loop callbacks that
 // receive each result (Node's message from the worker).
@@ -423,11 +424,11 @@ func (b *breakeven) batch(mode beMode, payloads [][]byte, rounds int, gen int64)
 	return f, digests, errs, ok && b.gen.Load() == gen && !b.stopped()
 }
 
-// breakevenEstimate fits seed 002's model to a pool mode's figures (median
+// breakevenEstimate fits the seed's model to a pool mode's figures (median
 // wall and CPU per task of its latest batches). The model: n
 // tasks of c CPU each take n*c on the Loop inline, and (c + o) * n / P on a
 // warm pool of parallelism P, o being the dispatch overhead per task
-// (seed 002's "(12 ms x 32) / ((12 + overhead) x 32/4 + 60 ms pool start)",
+// (the seed's "(12 ms x 32) / ((12 + overhead) x 32/4 + 60 ms pool start)",
 // without the 60 ms: offtop's pool is started once, not per batch).
 //
 // overhead o is solved from the measured batch: o = wall * P / n - c, the
@@ -448,7 +449,7 @@ func breakevenEstimate(wall, cpu time.Duration, par, n int) (overhead, breakEven
 	return overhead, overhead / time.Duration(par-1), true
 }
 
-// fmtBytes formats a payload size as seed 002 writes it: 64KB, 8MB.
+// fmtBytes formats a payload size as the seed writes it: 64KB, 8MB.
 func fmtBytes(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:

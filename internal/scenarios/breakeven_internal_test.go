@@ -24,8 +24,9 @@ func TestChainHash(t *testing.T) {
 	}
 }
 
-// TestBreakevenEstimate is seed 002's model with a warm pool: inline = 32c,
-// pool = (c+o)*32/P; o = wall*P/32 - c, and break-even c* = o/(P-1).
+// TestBreakevenEstimate is seed 002's model (docs/seeds.md) with a warm
+// pool: inline = 32c, pool = (c+o)*32/P; o = wall*P/32 - c, and break-even
+// c* = o/(P-1).
 func TestBreakevenEstimate(t *testing.T) {
 	ms := time.Millisecond
 	// 32 tasks of 1ms CPU on 2 workers in 20ms of wall: o = 20*2/32 - 1 = 0.25ms.

@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// Payload kinds of breakeven. Seed 000 section 5 sends 1,000,000 objects
+// Payload kinds of breakeven. Seed 000 s5 (docs/seeds.md) sends 1,000,000 objects
 // {id, sku, price} to a worker and back: ~350 ms, the main thread blocked
 // ~115 ms serialising, against ~8 ms to sum the prices in place. offtop's
 // structured clone is encoding/gob from the standard library: the Loop
 // encodes the slice (blocked), a pool task decodes it, sums the prices and
 // encodes the objects back, and the Loop decodes the reply.
 const (
-	// PayloadBytes: seed 002's byte buffers, hashed (the default).
+	// PayloadBytes: byte buffers, hashed, as in seed 002 (the default).
 	PayloadBytes = "bytes"
-	// PayloadObjects: seed 000's object graph, serialised.
+	// PayloadObjects: the object graph above, serialised.
 	PayloadObjects = "objects"
 )
 
@@ -34,20 +34,19 @@ func ParsePayload(s string) (string, error) {
 	return "", fmt.Errorf("unknown payload %q (have: bytes, objects)", s)
 }
 
-// BreakevenObjects is the number of objects at scale 1 (seed 000's
-// million); Scale multiplies it, within breakevenMinObjects and
-// breakevenMaxObjects. The cap is four times the seed's: a round holds
-// the objects, their gob encoding and the decoded copy at once, and RSS
-// rose to ~360 MiB at a million here (docs/experiments.md), so 4 million
-// are about 1.4 GiB; --scale 1000's billion ran the process out of memory
-// (a runtime fatal error with its stack, not a Go panic).
+// BreakevenObjects is the number of objects at scale 1, the seed's
+// million; Scale multiplies it, within breakevenMinObjects and
+// breakevenMaxObjects. The cap, four times the seed's, bounds memory: a
+// round holds the objects, their gob encoding and the decoded copy at
+// once, ~360 MiB of RSS a million (docs/experiments.md), ~1.4 GiB at the
+// cap.
 const (
 	BreakevenObjects    = 1_000_000
 	breakevenMinObjects = 1000
 	breakevenMaxObjects = 4_000_000
 )
 
-// item is one object of the graph: seed 000's {id, sku, price}.
+// item is one object of the graph: the seed's {id, sku, price}.
 type item struct {
 	ID    int64
 	SKU   string

@@ -41,8 +41,8 @@ func TestParsePayload(t *testing.T) {
 	}
 }
 
-// TestObjectsWithinTheirRange: Scale multiplies seed 000's million within
-// 1000..4M; --scale 1000's billion objects ran the process out of memory.
+// TestObjectsWithinTheirRange: Scale multiplies the million objects within
+// 1000..4M, so no scale runs the process out of memory.
 func TestObjectsWithinTheirRange(t *testing.T) {
 	for scale, want := range map[float64]int{0.0001: 1000, 0.5: 500_000, 1: 1_000_000, 4: 4_000_000, 10: 4_000_000, 1000: 4_000_000} {
 		if got := objectsAt(scale); got != want {

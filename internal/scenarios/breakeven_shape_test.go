@@ -11,8 +11,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestBreakevenCopyCostsMoreThanMove pins seed 002's clone-versus-transfer
-// lesson where the copy's share is largest, 8MB x 1 round: copying each
+// TestBreakevenCopyCostsMoreThanMove pins the clone-versus-transfer lesson
+// of seed 002 (docs/seeds.md)
+// where the copy's share is largest, 8MB x 1 round: copying each
 // payload on the Loop before submitting it makes the batch slower than
 // handing the payload over. On a calm machine the gap is only ~15% (the
 // Loop copies while the workers hash: 256 MB in ~100 ms against ~90 ms of
@@ -42,11 +43,11 @@ func TestBreakevenCopyCostsMoreThanMove(t *testing.T) {
 	}
 }
 
-// TestBreakevenHeavyTasksWinOnThePool pins seed 002's other end: with
-// enough CPU a task, pool-move beats inline on 2 workers. Seed 002 shows it
-// at 8MB x 64 rounds; a batch of that takes ~18 s inline here (1 GB/s
-// SHA-256), so the test runs 2MB x 8 rounds: 10-16 ms of CPU a task (seed
-// 002's 512KB x 64 row, 13.75 ms, is its first clear win), hundreds of
+// TestBreakevenHeavyTasksWinOnThePool pins the seed's other end: with
+// enough CPU a task, pool-move beats inline on 2 workers. The seed shows it
+// at 8MB x 64 rounds; a batch of that takes ~18 s inline at 1 GB/s of
+// SHA-256, so the test runs 2MB x 8 rounds: 10-16 ms of CPU a task (the
+// seed's 512KB x 64 row, 13.75 ms, is its first clear win), hundreds of
 // times Go's dispatch cost per task, with copies cheap enough for -race.
 //
 // The pool can only win when the machine has a second core to give, and
@@ -91,7 +92,7 @@ func TestBreakevenHeavyTasksWinOnThePool(t *testing.T) {
 	t.Errorf("pool-move was not faster than inline in any of %d calm windows", calm)
 }
 
-// TestBreakevenSmallTasksDoNotPayForThePool pins seed 002's first row, a
+// TestBreakevenSmallTasksDoNotPayForThePool pins the seed's first row, a
 // task far below the break-even: the pool, even with the payload moved, is
 // no real gain over running the 32 tasks inline on the Loop. Pool-move and
 // pool-copy take at least 0.7 times the inline wall.
@@ -101,7 +102,7 @@ func TestBreakevenHeavyTasksWinOnThePool(t *testing.T) {
 // here (the scenario's pool-move overhead figure, thread-CPU metering
 // included), so at 64KB x 1 (~45 us of CPU) a calm 2-core machine shows
 // pool-move ~1.7x faster than inline, and at 8KB it still ties. The row as
-// far below Go's break-even is 2KB x 1 (~3 us of CPU a task), seed 002's
+// far below Go's break-even is 2KB x 1 (~3 us of CPU a task), the seed's
 // 512KB at scale 1/256: that is what the test runs. A batch is ~0.15 ms,
 // so a stray preemption can spoil a window of 5 a mode: up to three
 // windows, the first that holds ends the test.

@@ -16,9 +16,9 @@ type breakevenRun struct {
 }
 
 // startBreakeven starts breakeven on a real session with 2 workers. The
-// payload size is seed 002's 512KB times scale (1/256: 2KB, 16: 8MB);
-// rounds is stepped from 8 by load (-1: 1 round). It returns once the
-// scenario runs at that point.
+// payload size is the grid's middle, 512KB, times scale (1/256: 2KB, 16:
+// 8MB); rounds is stepped from 8 by load (-1: 1 round). It returns once
+// the scenario runs at that point.
 func startBreakeven(t testing.TB, scale float64, load int, wantKB, wantRounds float64) *breakevenRun {
 	t.Helper()
 	s, err := session.New(session.Config{Scenario: "breakeven", Workers: 2, Scale: scale,

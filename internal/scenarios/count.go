@@ -28,11 +28,11 @@ func newCount(cfg Config) *count {
 }
 
 // countJobs is the number of jobs in a batch at start (Config.CountJobs;
-// [ and ] halve and double it within countMinJobs..countMaxJobs); countIters the additions per
-// job at scale 1, sized so one batch (16 x 160M additions, ~60 ms of CPU a
-// job) takes about 1 s on one core of this machine (seed 000 counts to a
-// billion five times; we keep the shape at a size a 2-core box finishes in
-// seconds).
+// [ and ] halve and double it within countMinJobs..countMaxJobs);
+// countIters the additions per job at scale 1, sized so one batch (16 x
+// 160M additions, ~80 ms of CPU a job) takes about 1.3 s on one core
+// (docs/measurements.md). Seed 000 (docs/seeds.md) counts to a billion
+// five times; this keeps its shape at a size 2 cores finish in seconds.
 const (
 	countJobs    = 16
 	countMinJobs = 1
@@ -41,8 +41,8 @@ const (
 )
 
 // countSum is the job: the sum of 0..n-1, computed the slow way so the CPU
-// work is real; its closed form n(n-1)/2 checks the answer (seed 000: a
-// benchmark prints its answer, or wasted work hides). It gives up, with
+// work is real; its closed form n(n-1)/2 checks the answer (the seed's
+// lesson: a benchmark prints its answer, or wasted work hides). It gives up, with
 // ok false, soon after stop is set (every 2^20 additions, ~0.4 ms), so
 // stopping the scenario never waits for a batch.
 func countSum(n int64, stop *atomic.Bool) (sum uint64, ok bool) {
@@ -73,7 +73,7 @@ type batchResult struct {
 	perWorker []int
 	counted   int64
 	// first, median and last are when the batch's tasks completed, from
-	// its start (seed 000 section 5: the first report back).
+	// its start (the seed's section 5: the first report back).
 	first, median, last time.Duration
 }
 
@@ -299,7 +299,7 @@ func (c *count) SetLoad(delta int) {
 	c.jobs.Store(min(max(j, countMinJobs), countMaxJobs))
 }
 
-// splitReadouts are the figures seed 000 printed too late: jobs per
+// splitReadouts are the figures the seed's notes did not print: jobs per
 // worker, jobs counted against asked, CPU against an even split's, and
 // when the batch's first, median and last task came back. Callers hold mu.
 func (c *count) splitReadouts(have bool) []Readout {

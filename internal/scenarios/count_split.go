@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// How "count" hands a batch of jobs to the pool (seed 000, sections 1-2).
+// How "count" hands a batch of jobs to the pool (seed 000 s1-2, docs/seeds.md).
 // SplitQueue submits every job as its own task and lets the pool's queue
 // hand them out: the split a pool with a queue makes for you. The other
-// three cut the batch into one chunk per worker up front, as seed 000's
+// three cut the batch into one chunk per worker up front, as the seed's
 // notes do, and submit one task per chunk.
 const (
 	// SplitQueue: every job its own task (the default).
@@ -47,9 +47,9 @@ func ParseSplit(s string) (string, error) {
 
 // splitJobs returns how many jobs each of w chunks gets under split, for a
 // batch of jobs jobs; nil for SplitQueue (one task per job). Only the
-// sizes matter to the work, as every job counts the same range. It computes exactly what the
-// seed's JavaScript computes: the same float64 divisions, truncated
-// (slice) or rounded up (Math.ceil).
+// sizes matter to the work, as every job counts the same range. It
+// computes exactly what the seed's JavaScript computes: the same float64
+// divisions, truncated (slice) or rounded up (Math.ceil).
 func splitJobs(split string, jobs, w int) []int {
 	w = max(w, 1)
 	out := make([]int, w)

@@ -46,9 +46,9 @@ func countBatch(t *testing.T, workers int, scale float64, cfg scenarios.Config) 
 	return untilBatches(t, session.Config{Scenario: "count", Workers: workers, Scale: scale, Scenarios: cfg}, 2)
 }
 
-// TestCountSliceSplitStarvesFirstWorker is seed 000 section 1: 5 jobs on 6
-// workers split with a fractional slice: the first worker gets nothing,
-// and the answer is still right, so nothing looks wrong.
+// TestCountSliceSplitStarvesFirstWorker is seed 000 s1 (docs/seeds.md): 5
+// jobs on 6 workers split with a fractional slice: the first worker gets
+// nothing, and the answer is still right, so nothing looks wrong.
 func TestCountSliceSplitStarvesFirstWorker(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	snap := countBatch(t, 6, 0.02, scenarios.Config{CountSplit: scenarios.SplitSlice, CountJobs: 5})
@@ -64,7 +64,7 @@ func TestCountSliceSplitStarvesFirstWorker(t *testing.T) {
 	}
 }
 
-// TestCountChunkifyDoesTheWorkTwiceAndSaysSo is seed 000 section 2: 2 jobs
+// TestCountChunkifyDoesTheWorkTwiceAndSaysSo is the seed's section 2: 2 jobs
 // on 4 workers with chunkify become [1 1 1 2], 5 jobs counted, and
 // answer_ok is false, as the seed's later script would have printed.
 func TestCountChunkifyDoesTheWorkTwiceAndSaysSo(t *testing.T) {

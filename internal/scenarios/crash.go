@@ -14,19 +14,20 @@ import (
 	"github.com/offtop/offtop/pool"
 )
 
-// Defaults of the crash scenario (seed 003: a pool must survive tasks that
-// panic or hang; no task lost, none pending forever). Each hang holds a
-// worker for the whole timeout, so hangs cost rate x hang share x timeout
-// worker-seconds a second: 0.5 at the defaults, which one worker absorbs
-// (at 100 tasks/s it would be 2, and a 1- or 2-worker pool would fall
-// behind for good). [ and ] change the panic share, which costs nothing.
+// Defaults of the crash scenario (seed 003, docs/seeds.md: a pool must
+// survive tasks that panic or hang; no task lost, none pending forever).
+// Each hang holds a worker for the whole timeout, so hangs cost rate x
+// hang share x timeout worker-seconds a second: 0.5 at the defaults, which
+// one worker absorbs (at 100 tasks/s it would be 2, and a 1- or 2-worker
+// pool would fall behind for good). [ and ] change the panic share, which
+// costs nothing.
 const (
 	DefaultCrashTimeout      = 2 * time.Second
 	DefaultCrashRate         = 25
 	DefaultCrashPanicPercent = 5
 	DefaultCrashHangPercent  = 1
 	// crashRounds is the SHA-256 chain length of one task at scale 1:
-	// ~1 ms of CPU on this machine (a 32-byte SHA-256 takes ~100 ns).
+	// ~1 ms of CPU (a 32-byte SHA-256 takes ~100 ns).
 	crashRounds = 10_000
 	// crashTick is how often the driver submits the tasks that fell due.
 	crashTick = 10 * time.Millisecond
@@ -144,8 +145,8 @@ type crash struct {
 	release chan struct{}  // closed by Stop: hung tasks return
 	pending sync.WaitGroup // tasks submitted whose done has not run
 	// hangMu guards hanging, the hung task functions that have not
-	// returned; hangDone is signalled when it drops to 0. (A WaitGroup here
-	// raced: a queued hang may start, and Add, while Stop already Waits.)
+	// returned; hangDone is signalled when it drops to 0. (Not a
+	// WaitGroup: a queued hang may start, and Add, while Stop Waits.)
 	hangMu   sync.Mutex
 	hanging  int
 	hangDone *sync.Cond

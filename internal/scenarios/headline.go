@@ -3,7 +3,7 @@ package scenarios
 import "time"
 
 // HeadlineSpec names a scenario's headline: the one figure to watch, the
-// latency of what the scenario exists to show (DESIGN.md, Headline). The
+// latency of what the scenario exists to show. The
 // session keeps a histogram of it per pool size; the figure shown is its
 // p99 in Unit.
 type HeadlineSpec struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/offtop/offtop/pool"
 )
 
-// The io scenario's workload. Seed 004 sends each task's request to
+// The io scenario's workload. Seed 004 (docs/seeds.md) sends each task's request to
 // httpbin.org and finds worker threads buy nothing for I/O there, because
 // Node's one thread already overlaps its requests. offtop's task makes a
 // blocking call instead (a Go goroutine waits for its response, as a
@@ -25,10 +25,10 @@ import (
 // the default 50 ms.
 const (
 	// DefaultIODelay is how long the loopback endpoint waits before it
-	// answers: the stand-in for httpbin's latency in seed 004, short enough
+	// answers: the stand-in for httpbin's latency in the seed, short enough
 	// that one worker saturates at 20 calls/s.
 	DefaultIODelay = 50 * time.Millisecond
-	// ioFibN is the CPU work a task may do before its call: seed 004's
+	// ioFibN is the CPU work a task may do before its call: the seed's
 	// "CPU and I/O" case computes fibonacci(20) first (~20 us in Go).
 	ioFibN    = 20
 	ioFibWant = 6765
@@ -93,7 +93,7 @@ func newIO(c Config) *ioScenario {
 }
 
 // ioWorkers is io's pool size whatever the cores: I/O-bound tasks mostly
-// wait, so a pool larger than the cores helps (seed 004); 4 workers serve
+// wait, so a pool larger than the cores helps; 4 workers serve
 // 80 calls/s at 50ms, twice the default arrival rate, so the queue starts
 // empty.
 const ioWorkers = 4

@@ -11,10 +11,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestIOThroughputFollowsWorkersNotCPU pins seed 004's lesson in offtop's
-// terms: tasks that block on a 50 ms call complete at about workers / 50 ms,
-// so 8 workers do at least 3 times the calls of 1 on 2 cores, and the
-// process stays under one core of CPU doing it. Arrivals are open-loop at
+// TestIOThroughputFollowsWorkersNotCPU pins seed 004's lesson
+// (docs/seeds.md) in offtop's terms: tasks that block on a 50 ms call
+// complete at about workers / 50 ms, so 8 workers do at least 3 times the
+// calls of 1 on 2 cores, and the process stays under one core of CPU doing
+// it. Arrivals are open-loop at
 // 160/s, above what 1 worker (20/s) can take and near 8 workers' 160/s:
 // they keep coming at that rate while tasks queue (no coordinated omission).
 func TestIOThroughputFollowsWorkersNotCPU(t *testing.T) {

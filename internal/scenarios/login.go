@@ -19,12 +19,12 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 )
 
-// The login scenario (seed 000 section 6): Node runs crypto.pbkdf2 and fs
-// calls on libuv's pool of 4 threads, so a burst of logins holds up file
-// reads. OWASP's PBKDF2-HMAC-SHA512 figure is 220,000 iterations; the seed
-// measured 38 ms a hash in Node (OpenSSL); Go's crypto/pbkdf2 takes longer
-// per hash on this machine (~150-250 ms), so a burst of 40 keeps 2 cores
-// busy for seconds at scale 1.
+// The login scenario (seed 000 s6, docs/seeds.md): Node runs crypto.pbkdf2
+// and fs calls on libuv's pool of 4 threads, so a burst of logins holds up
+// file reads. OWASP's PBKDF2-HMAC-SHA512 figure is 220,000 iterations; the
+// seed took 38 ms a hash in Node (OpenSSL); Go's crypto/pbkdf2 takes
+// ~150-250 ms on one of 2 EPYC cores, so a burst of 40 keeps 2 cores busy
+// for seconds at scale 1.
 const (
 	DefaultLoginBurstGap  = 4 * time.Second
 	DefaultLoginReadEvery = 20 * time.Millisecond
@@ -63,7 +63,7 @@ func hashLogin(ctx context.Context, i, iters int) []byte {
 }
 
 // pbkdf2Check is how many PBKDF2 iterations run between two looks at the
-// context: 1024 HMAC-SHA512s, about a millisecond here.
+// context: 1024 HMAC-SHA512s, about a millisecond.
 const pbkdf2Check = 1024
 
 // pbkdf2Key is PBKDF2 (RFC 8018 section 5.2) with HMAC over h, the key

@@ -17,12 +17,12 @@ type Meta struct {
 	// `offtop scenarios`.
 	Name, Summary string
 	// SweepKeys are the readouts a sweep table shows for it beside the
-	// common columns, in order: the figures its seed's own table reports
-	// (seed 001's ping p99, seed 002's wall per mode).
+	// common columns, in order: the figures its seed (docs/seeds.md)
+	// reports, such as server's ping p99 or breakeven's wall per mode.
 	SweepKeys []string
 	// KeepsLoop says its Loop must stay responsive (it serves requests):
 	// offtop suggests one worker fewer than the CPUs for it, so the Loop
-	// keeps a core (seed 003's cores - 1).
+	// keeps a core (cores - 1).
 	KeepsLoop bool
 	// Workers is its own default pool size whatever the CPUs, used when no
 	// size is given; 0 means the CPU-based suggestion.
@@ -49,14 +49,14 @@ type Factory func(Config) Scenario
 // Default is the scenario offtop runs when none is named.
 const Default = "server"
 
-// registry holds every scenario's entry, keyed by name: the seven seeds'
+// registry holds every scenario's entry, keyed by name: the seven
 // workloads, each made by its file's constructor.
 var registry = map[string]Meta{}
 
 func init() {
 	for _, m := range []Meta{
 		{Name: "server", Summary: "real HTTP on 127.0.0.1: /ping beside /fast fib(30) and /slow fib(37); workers=0 is Node's plain server (seeds 000 s4, 001)",
-			// seed 001's columns: the light endpoint's tail, both rates
+			// the seed's columns: the light endpoint's tail, both rates
 			SweepKeys: []string{"ping_p99_ms", "fast_rps", "fast_p99_ms", "slow_rps", "loop_worst_p99_ms"},
 			KeepsLoop: true, // the Loop answers /ping
 			Headline:  HeadlineSpec{Name: "ping", Unit: "ms", LowerBetter: true},
@@ -71,7 +71,7 @@ func init() {
 			Sizing:    SizingSpec{Rule: RuleLatency},
 			make:      func(c Config) Scenario { return newLogin(c) }},
 		{Name: "io", Summary: "open-loop tasks that each wait on a loopback HTTP call (50ms delay), optional fib(20) first: throughput follows workers, CPU stays low (seed 004)",
-			// seed 004's figures: what the pool can serve, and the wait
+			// the seed's figures: what the pool can serve, and the wait
 			SweepKeys: []string{"capacity_per_s", "request_p99_ms"},
 			Workers:   ioWorkers,
 			Headline:  HeadlineSpec{Name: "request", Unit: "ms", LowerBetter: true},
@@ -80,7 +80,7 @@ func init() {
 			Flags:     []string{"listen", "allow-remote", "no-load"},
 			make:      func(c Config) Scenario { return newIO(c) }},
 		{Name: "count", Summary: "batches of counting jobs; each batch checks its sum: wall vs CPU, speed-up against 1 worker, the split bugs and the burst (seed 000, 1-3 and 5)",
-			// seed 000's columns: wall and CPU per batch, and when the
+			// the seed's columns: wall and CPU per batch, and when the
 			// first and median task of the batch came back (section 5)
 			SweepKeys: []string{"batch_wall_ms", "batch_cpu_ms", "first_done_ms", "median_done_ms"},
 			Headline:  HeadlineSpec{Name: "batch wall", Unit: "ms", LowerBetter: true},
@@ -89,7 +89,7 @@ func init() {
 			Flags:     []string{"split", "jobs"},
 			make:      func(c Config) Scenario { return newCount(c) }},
 		{Name: "breakeven", Summary: "32 SHA-256 tasks over a payload (64KB..8MB) x 1..64 rounds, inline vs pool-copy vs pool-move: dispatch overhead and break-even CPU per task (seed 002)",
-			// seed 002's columns: wall per batch in each mode, the speed-up
+			// the seed's columns: wall per batch in each mode, the speed-up
 			// of pool-move, its overhead per task and the break-even CPU
 			SweepKeys: []string{"inline_wall_ms", "copy_wall_ms", "move_wall_ms", "move_speedup",
 				"move_overhead_per_task_ms", "move_break_even_cpu_ms"},
@@ -99,7 +99,7 @@ func init() {
 			Flags:    []string{"payload"},
 			make:     func(c Config) Scenario { return newBreakeven(c) }},
 		{Name: "crash", Summary: "a steady stream of ~1ms tasks; 5% panic, 1% hang past a 2s deadline: failed, timed out, abandoned, and no task pending forever (seed 003)",
-			// seed 003's figures: what failed, what hung past its deadline,
+			// the seed's figures: what failed, what hung past its deadline,
 			// what is abandoned, and the workers that replaced them
 			SweepKeys: []string{"panicked", "timed_out", "abandoned", "replaced"},
 			Headline:  HeadlineSpec{Name: "task wait+run", Unit: "ms", LowerBetter: true},

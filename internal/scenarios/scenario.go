@@ -1,5 +1,5 @@
 // Package scenarios holds offtop's workloads: each reproduces one experiment
-// of the write-ups in shared/seeds and does its real work (real HTTP over
+// of the write-ups in docs/seeds.md and does its real work (real HTTP over
 // loopback, real hashing, real counting), checked against a known answer.
 package scenarios
 
@@ -37,7 +37,7 @@ type Env struct {
 	// PerTask reports whether every task gets a goroutine of its own
 	// (pool.SetPerTask), inline or not; nil means never.
 	PerTask func() bool
-	// Scale multiplies work sizes (1 = sized for this 2-core machine).
+	// Scale multiplies work sizes (1 = sized for 2 cores).
 	Scale float64
 	// Window is the span of sliding-window percentiles.
 	Window time.Duration
@@ -140,10 +140,10 @@ type Config struct {
 	LoginReadEvery time.Duration
 
 	// CountSplit is how "count" hands a batch to the pool: SplitQueue (the
-	// default, "") or one of seed 000's static splits (CountSplits).
+	// default, "") or one of the static splits (CountSplits).
 	CountSplit string
-	// CountJobs is count's jobs per batch at start (default 16; the seed's
-	// burst is 64), within 1..256.
+	// CountJobs is count's jobs per batch at start (default 16; the burst
+	// of seed 000 s5 is 64), within 1..256.
 	CountJobs int
 	// BreakevenPayload is breakeven's payload kind at start: PayloadBytes
 	// (the default, "") or PayloadObjects.

@@ -33,7 +33,7 @@ func TestShapeChunkifyCostsMoreThanTwiceTheCPU(t *testing.T) {
 	}
 }
 
-// TestShapeObjectsBlockTheLoopLongerThanTheSum is seed 000 section 5: at
+// TestShapeObjectsBlockTheLoopLongerThanTheSum is seed 000 s5: at
 // 1,000,000 objects the Loop is blocked serialising them for the pool at
 // least 5 times as long as it takes to sum their prices in place (115
 // against 8 ms in the seed).
@@ -49,20 +49,18 @@ func TestShapeObjectsBlockTheLoopLongerThanTheSum(t *testing.T) {
 	}
 }
 
-// TestShapeOutsideClientAgreesWithTheProbe is issue 15's own load
-// generator: server at workers 0 with its own load off, /slow and /fast
-// driven from outside (2 closed-loop connections each, as the seed drove
-// autocannon), and /ping sent open-loop every 20 ms by a client that times
-// each reply from the moment it was due, as wrk2 and oha -q do: the
-// client's /ping p99 and the Loop probe's corrected p99 agree within 15%
-// (autocannon 469 ms against the probe's 457 ms measured by hand).
+// TestShapeOutsideClientAgreesWithTheProbe drives server from outside
+// (--no-load): workers 0, /slow and /fast driven by 2 closed-loop
+// connections each (as seed 001 drove autocannon, docs/seeds.md), and
+// /ping sent open-loop every 20 ms by a client that times each reply from
+// the moment it was due, as wrk2 and oha -q do: the client's /ping p99 and
+// the Loop probe's corrected p99 agree within 15%.
 //
 // Open loop, because the probe's corrected p99 is a figure over time: a
 // closed-loop pinger sends its next ping the instant the last came back,
 // just behind the fib the Loop takes up next, so its few samples are
-// phase-locked to the Loop's schedule. Measured on a quiet CI machine: one
-// closed-loop connection read 1.31 s (the max of 20 pings) against the
-// probe's 0.66 s, and 1.29 s against 1.27 s in another run.
+// phase-locked to the Loop's schedule and disagree with the probe
+// (docs/internals.md).
 func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
 	shape.Judge(t)
 	s, addr := listenSession(t, 0)
@@ -112,7 +110,7 @@ func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
 	}
 }
 
-// TestShapePoolBringsTheFirstJobBackSooner is seed 000 section 5: 64 jobs
+// TestShapePoolBringsTheFirstJobBackSooner is seed 000 s5: 64 jobs
 // at once on a pool sized to the cores against a goroutine per task: with
 // the queue the first job is back at most half as late (the seed: 0.7
 // against 3.2 s), as 64 goroutines sharing the cores all finish near the

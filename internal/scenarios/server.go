@@ -13,9 +13,10 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 )
 
-// The server scenario's workload (seed 001: fibonacci(30) ~12 ms and
-// fibonacci(37) ~380 ms of CPU in V8; Go runs them about 3x faster) and its
-// health check (seed 000 section 4: a /ping every 50 ms, 2 s timeout).
+// The server scenario's workload (seed 001 in docs/seeds.md: fibonacci(30)
+// ~12 ms and fibonacci(37) ~380 ms of CPU in V8; Go runs them about 3x
+// faster) and its health check (seed 000 s4: a /ping every 50 ms, 2 s
+// timeout).
 const (
 	fastN       = 30
 	slowN       = 37
@@ -199,7 +200,7 @@ func (s *server) setClients(n int) {
 }
 
 // closedLoop sends the next request when the previous one answers
-// (autocannon's model in seed 001), on a connection of its own, as each of
+// (autocannon's model), on a connection of its own, as each of
 // autocannon's connections is: so --loops spreads clients, not requests,
 // across the Loops, as cluster does.
 func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
@@ -232,9 +233,9 @@ func (s *server) closedLoop(ctx context.Context, route string, e *endpoint) {
 // its due time, so a slow answer never delays the next ping (no coordinated
 // omission). A ping without an answer within 2 s is a failure.
 func (s *server) pinger() {
-	// Pause stops the pings too: they are HTTP traffic like the rest (20
-	// requests/s cost ~2% of a core here), and a paused offtop should cost
-	// next to nothing. The probes go on measuring the Loop.
+	// Pause stops the pings too: they are HTTP traffic like the rest (~2%
+	// of a core at 20 requests/s), and a paused offtop should cost next to
+	// nothing. The probes go on measuring the Loop.
 	s.every(pingEvery, nil, func() {
 		s.goSafe(func() {
 			t := time.Now()

@@ -1,7 +1,7 @@
 package scenarios
 
-// SizeRule names how the size to pick is found for a scenario (issue 14,
-// "size it for me"): the kind of workload decides which figure matters.
+// SizeRule names how the size to pick is found for a scenario: the kind
+// of workload decides which figure matters.
 type SizeRule int
 
 const (

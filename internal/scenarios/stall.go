@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Defaults of the stall scenario: a 100 ms stall every 1 s, the pattern
-// shared/STACK.md measured Node's monitorEventLoopDelay on.
+// Defaults of the stall scenario: a 100 ms stall every 1 s, a pattern whose
+// true p99 and max are known (stall).
 const (
 	DefaultStallDuration = 100 * time.Millisecond
 	DefaultStallPeriod   = time.Second

@@ -1,7 +1,7 @@
 // Package sizing picks the pool size to run a scenario at from what was
-// measured at several sizes (issue 14, "size it for me"): the Universal
-// Scalability Law fitted to throughput (internal/fit), and the scenario's
-// own rule (scenarios.Sizing): the USL knee for throughput-bound work, the
+// measured at several sizes: the Universal Scalability Law fitted to
+// throughput (internal/fit), and the scenario's own rule
+// (scenarios.Sizing): the USL knee for throughput-bound work, the
 // lowest headline p99 with a responsive Loop for servers, Little's law for
 // open-loop I/O. The sweep (--fit) and the dashboard's search (the a key)
 // both call Recommend, so both pick the same way.

@@ -14,7 +14,7 @@ import (
 	"github.com/offtop/offtop/internal/shape"
 )
 
-// TestCountSizedAtTheCores is the issue's must-hold on 2 CPUs: `offtop
+// TestCountSizedAtTheCores, on 2 CPUs: `offtop
 // sweep --scenario count --workers 1,2,3,4 --repeat 3 --fit` fits a peak
 // between 1.5 and 3.5 workers and recommends 2.
 func TestCountSizedAtTheCores(t *testing.T) {
@@ -35,7 +35,7 @@ func TestCountSizedAtTheCores(t *testing.T) {
 	}
 }
 
-// TestIOSizedByLittlesLaw is the issue's must-hold: `offtop sweep
+// TestIOSizedByLittlesLaw: `offtop sweep
 // --scenario io --workers 1,2,4,8,16 --fit` (at io's sweep load, 160
 // calls/s of 50 ms) recommends 8 or more by Little's law and says so.
 func TestIOSizedByLittlesLaw(t *testing.T) {

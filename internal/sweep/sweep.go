@@ -1,6 +1,6 @@
 // Package sweep runs one scenario at several pool sizes in turn, each on a
-// fresh session, and tabulates what each size did: the table the seed
-// write-ups print (seed 000 section 3, seed 001, seed 002), measured here.
+// fresh session, and tabulates what each size did: the tables of seed 000
+// s3, seed 001 and seed 002 (docs/seeds.md), measured by offtop.
 package sweep
 
 import (
@@ -38,7 +38,7 @@ type Config struct {
 	// It lasts until the scenario's first answer in any case.
 	Warmup time.Duration
 	// Loops, when set, sweeps server's Loops too: every pool size at each
-	// count of Loops, rows named as seed 001 names them (SeedName).
+	// count of Loops, rows named by SeedName.
 	Loops []int
 	// PerTask, when set, runs every row twice: on the pool, then with a
 	// goroutine per task (session.Config.PerTask), named pool and per-task.
@@ -131,7 +131,7 @@ func (m *Machine) Line() string {
 	return fmt.Sprintf("machine: BUSY (%s; busy above %.0f%%): every figure here measures the neighbours too", what, 100*runq.MaxRunDelay)
 }
 
-// SeedName is seed 001's name for a configuration: plain (1 Loop, no
+// SeedName is the name seed 001 gives a configuration: plain (1 Loop, no
 // pool), cluster (Loops, no pool), worker_threads (1 Loop and a pool),
 // both.
 func SeedName(loops, workers int) string {
@@ -205,7 +205,7 @@ func parseList(s string, lo, hi int, bad error, what string) ([]int, error) {
 // apply or has no data (JSON null, "n/a" in the table).
 type Row struct {
 	// Name is the row's name when the sweep compares configurations
-	// (seed 001's plain, cluster, worker_threads, both; pool, per-task).
+	// (SeedName's plain, cluster, worker_threads, both; pool, per-task).
 	Name    string `json:"name,omitempty"`
 	Loops   int    `json:"loops,omitempty"`
 	PerTask bool   `json:"per_task,omitempty"`
@@ -330,7 +330,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	if c.PerTask {
 		modes = []bool{false, true}
 	}
-	for _, n := range c.Workers { // seed 001's order: plain, cluster, worker_threads, both
+	for _, n := range c.Workers { // SeedName's order: plain, cluster, worker_threads, both
 		for _, l := range loops {
 			for _, pt := range modes {
 				confs = append(confs, conf{l, n, pt})

@@ -15,8 +15,8 @@ import (
 	"unicode"
 )
 
-// CPUs is what the process may really use (seed 000 section 3: the
-// machine's core count lies inside containers).
+// CPUs is what the process may really use: inside a container the
+// machine's core count overstates it (seed 000 s3, docs/seeds.md).
 type CPUs struct {
 	// NumCPU is runtime.NumCPU: the CPUs the process could be scheduled on
 	// at start.
@@ -57,9 +57,8 @@ func (c CPUs) Usable() float64 {
 
 // Suggest is the pool size offtop suggests and the rule that gave it, in one
 // line for the screen: floor(usable CPUs), at least 1 (the rounding of
-// Node's os.availableParallelism and libuv 1.52, seed 000 section 3), one
-// fewer when keepLoop and that leaves at least 1 (seed 003: cores - 1, so
-// the Loop keeps a core).
+// Node's os.availableParallelism and libuv 1.52), one fewer when keepLoop
+// and that leaves at least 1 (cores - 1, so the Loop keeps a core).
 func (c CPUs) Suggest(keepLoop bool) (n int, rule string) {
 	u := c.Usable()
 	n = max(int(math.Floor(u)), 1)
@@ -99,7 +98,7 @@ func plural(n int) string {
 
 // RuntimeDefaultGOMAXPROCS is the GOMAXPROCS Go (>= 1.25) picks for these
 // CPUs: min(affinity, ceil(quota)), and at least 2 when a quota applies
-// (runtime docs for GOMAXPROCS; STACK.md). It rounds up where Suggest
+// (the runtime package's GOMAXPROCS doc). It rounds up where Suggest
 // rounds down: 0.5 CPU gives GOMAXPROCS 2 and a suggestion of 1.
 func (c CPUs) RuntimeDefaultGOMAXPROCS() int {
 	n := c.NumCPU

@@ -165,7 +165,7 @@ func TestSuggestRules(t *testing.T) {
 }
 
 // TestRuntimeDefaultRoundsUp: Go rounds the quota up (at least 2 with a
-// quota), Node and offtop's suggestion round down (STACK.md).
+// quota), Node and offtop's suggestion round down (docs/measurements.md).
 func TestRuntimeDefaultRoundsUp(t *testing.T) {
 	for q, want := range map[float64]int{0.5: 2, 1.5: 2, 8.5: 9, 0: 10} {
 		if got := (CPUs{NumCPU: 10, Affinity: 10, Quota: q}).RuntimeDefaultGOMAXPROCS(); got != want {
