@@ -99,3 +99,42 @@ func FuzzParseKeys(f *testing.F) {
 		}
 	})
 }
+
+// TestHelpKeysAreTheScriptKeys: every key offtop --help lists parses as
+// a --keys step, and every key a step takes is listed ("0-9" lists 0..9).
+func TestHelpKeysAreTheScriptKeys(t *testing.T) {
+	var line string
+	for _, l := range strings.Split(usageText, "\n") {
+		if strings.HasPrefix(l, "keys: ") {
+			line = strings.TrimPrefix(l, "keys: ")
+		}
+	}
+	listed := map[string]bool{}
+	for _, k := range strings.Fields(line) {
+		if lo, hi, ok := strings.Cut(k, "-"); ok && len(lo) == 1 && len(hi) == 1 {
+			for r := lo[0]; r <= hi[0]; r++ {
+				listed[string(r)] = true
+			}
+			continue
+		}
+		listed[k] = true
+	}
+	if len(listed) == 0 {
+		t.Fatalf("no keys: line in --help:\n%s", usageText)
+	}
+	candidates := []string{"up", "down", "left", "right", "tab", "space", "enter", "esc", "pgup", "pgdown", "ctrl+c", "ctrl+z", "backspace"}
+	for r := '!'; r <= '~'; r++ {
+		candidates = append(candidates, string(r))
+	}
+	for k := range listed {
+		if !slices.Contains(candidates, k) {
+			candidates = append(candidates, k)
+		}
+	}
+	for _, k := range candidates {
+		_, err := parseKeys("1s:" + k)
+		if (err == nil) != listed[k] {
+			t.Errorf("key %q: listed in --help %v, parseKeys error %v", k, listed[k], err)
+		}
+	}
+}
