@@ -406,6 +406,13 @@ func AttachedKeys() []string {
 	return out
 }
 
+// SuspendKey reports whether k suspends offtop (ctrl+z): the program's
+// message filter takes it before the model sees it.
+func SuspendKey(k string) bool {
+	d, ok := DefaultKeyMap.lookup(k, false)
+	return ok && d.use == useSuspend
+}
+
 // ActionFor maps a key string to what it does. quit is true for q and
 // ctrl+c; ok is false for a key that is not bound to an Action or to quit
 // ("?" toggles the help screen, which is the UI's own business, so it too

@@ -90,3 +90,16 @@ func TestAttachedFooterIsTheProgramFilter(t *testing.T) {
 		t.Errorf("attached footer %q, want %q", got, want)
 	}
 }
+
+// TestSuspendKey: ctrl+z, and only it, is the key the program's filter
+// takes for a suspension; --keys may not send it.
+func TestSuspendKey(t *testing.T) {
+	for _, k := range append(Keys(), "ctrl+z", "z", "esc") {
+		if got, want := SuspendKey(k), k == "ctrl+z"; got != want {
+			t.Errorf("SuspendKey(%q) = %v", k, got)
+		}
+	}
+	if slices.Contains(Keys(), "ctrl+z") {
+		t.Error("--keys may send ctrl+z")
+	}
+}
