@@ -13,9 +13,11 @@ import (
 )
 
 // keyDef declares one key: everything offtop does with it. The key map,
-// the footers, the ? screen, the --keys check (Keys), offtop --help's key
-// list (KeyNames) and whether an attached run takes it (AttachedKey) are
-// all read from these declarations (declaredKeys); nothing else lists keys.
+// the model's Update, the footers, the ? screen, the --keys check (Keys),
+// offtop --help's key list (KeyNames), the suspend filter (SuspendKey) and
+// whether an attached run takes it (AttachedKey: by its Action, as
+// session.ProgramActions says) are all read from these declarations
+// (declaredKeys).
 //
 // Key strings are Bubble Tea v2's KeyPressMsg.String(): "+", "up", "space",
 // "tab", "ctrl+c", "0".."9" and so on.
