@@ -106,9 +106,9 @@ func parseAttach(args []string) (options, string, error) {
 		return o, "", usagef("attach: --keys: %v", err)
 	}
 	for i, s := range steps {
-		if !attachedKey(s.Key) {
+		if !ui.AttachedKey(s.Key) {
 			return o, "", usagef("attach: --keys: %s is not available attached (it drives offtop's own scenarios; attached: %s): step %d %s",
-				s.Key, strings.Join(attachedKeys(), " "), i+1, quote(formatKeys(steps[i:i+1])))
+				s.Key, strings.Join(ui.AttachedKeys(), " "), i+1, quote(formatKeys(steps[i:i+1])))
 		}
 	}
 	o.keys = steps
@@ -156,27 +156,6 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		return cr.fail()
 	}
 	return exitCode(err, stderr)
-}
-
-// attachedKey reports whether an attached run does something with key k
-// (one of ui.Keys): a key the dashboard keeps to itself (d, ?), quit, or
-// an Action the agent applies (session.ProgramActions). The scenarios'
-// keys (tab, space, [ ], u and the knobs) are not.
-func attachedKey(k string) bool {
-	a, quit, ok := ui.ActionFor(k)
-	return !ok || quit || session.ProgramActions(a.Kind)
-}
-
-// attachedKeys are the keys of ui.Keys an attached run does something
-// with, in ui.Keys' order.
-func attachedKeys() []string {
-	var ks []string
-	for _, k := range ui.Keys() {
-		if attachedKey(k) {
-			ks = append(ks, k)
-		}
-	}
-	return ks
 }
 
 // scriptControls reports whether a --keys script sends an action (a key

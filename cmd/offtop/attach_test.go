@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/ui"
 )
 
 // TestLinkNotesSkipDisconnected pins what --headless does while the
@@ -77,7 +78,7 @@ func TestAttachKeysRefusesScenarioKeys(t *testing.T) {
 			t.Errorf("--keys 1s:%s: %v", k, err)
 		}
 	}
-	if ks := strings.Join(attachedKeys(), " "); strings.Contains(ks, "tab") || !strings.Contains(ks, "G =") {
+	if ks := strings.Join(ui.AttachedKeys(), " "); strings.Contains(ks, "tab") || !strings.Contains(ks, "G =") {
 		t.Errorf("attachedKeys: %s", ks)
 	}
 }

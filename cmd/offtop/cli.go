@@ -130,10 +130,10 @@ flags:
                       stderr with --headless)
   --version           print the version
   --help              this text
-keys: + - up down 0-9 a [ ] tab space r d s S c u l L p o g G = ? q ctrl+c
+%s
 --keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
   duration from the start, 0..8760h (0s, 1.5s, 2m), KEY one of the keys above; steps
-  run in offset order, equal offsets in written order`, seedUsage)
+  run in offset order, equal offsets in written order`, seedUsage, keysUsage())
 
 // shortUsage follows a usage error.
 const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"

@@ -23,10 +23,10 @@ type step struct {
 //	step   = OFFSET ":" KEY
 //
 // OFFSET is a Go duration (time.ParseDuration: "0s", "1.5s", "1500ms",
-// "2m") from the start of the run, 0..8760h (runRange). KEY is any key the dashboard
-// takes, exactly as ui.Keys spells it: + - up down 0..9 a [ ] tab space r
-// s S c ? q ctrl+c. E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order;
-// equal offsets keep their written order. An empty script has no steps.
+// "2m") from the start of the run, 0..8760h (runRange). KEY is one of
+// ui.Keys, spelt as it spells them (offtop --help lists them: keysUsage).
+// E.g. "2s:4 4s:+ 6s:0 8s:q". Steps run in offset order; equal offsets
+// keep their written order. An empty script has no steps.
 //
 // A bad step is an error on one line that names the step, says why, then
 // quotes the step (cut when long: quote).
@@ -60,6 +60,12 @@ func parseKeys(script string) ([]step, error) {
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.Offset, b.Offset) })
 	return steps, nil
+}
+
+// keysUsage is offtop --help's line of the keys a --keys step may send,
+// from ui's key table: "keys: + up - down 0-9 a ...".
+func keysUsage() string {
+	return "keys: " + strings.Join(ui.KeyNames(), " ")
 }
 
 // isKeySep reports whether r separates the steps of a --keys script.

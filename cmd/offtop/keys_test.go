@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -98,4 +99,62 @@ func FuzzParseKeys(f *testing.F) {
 			}
 		}
 	})
+}
+
+// usageKeys are the keys a usage text's "keys: " line lists, its notes
+// in parentheses aside and "0-9" as 0..9.
+func usageKeys(t *testing.T, usage string) []string {
+	t.Helper()
+	var keys []string
+	for _, l := range strings.Split(usage, "\n") {
+		line, ok := strings.CutPrefix(l, "keys: ")
+		if !ok {
+			continue
+		}
+		for _, k := range strings.Fields(regexp.MustCompile(`\([^)]*\)`).ReplaceAllString(line, "")) {
+			if lo, hi, ok := strings.Cut(k, "-"); ok && len(lo) == 1 && len(hi) == 1 {
+				for r := lo[0]; r <= hi[0]; r++ {
+					keys = append(keys, string(r))
+				}
+				continue
+			}
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		t.Fatalf("no keys: line in\n%s", usage)
+	}
+	return keys
+}
+
+// TestHelpKeysAreTheScriptKeys: every key offtop --help lists parses as
+// a --keys step, and every key a step takes is listed.
+func TestHelpKeysAreTheScriptKeys(t *testing.T) {
+	listed := usageKeys(t, usageText)
+	candidates := []string{"up", "down", "left", "right", "tab", "space", "enter", "esc", "pgup", "pgdown", "ctrl+c", "ctrl+z", "backspace"}
+	for r := '!'; r <= '~'; r++ {
+		candidates = append(candidates, string(r))
+	}
+	for _, k := range listed {
+		if !slices.Contains(candidates, k) {
+			candidates = append(candidates, k)
+		}
+	}
+	for _, k := range candidates {
+		_, err := parseKeys("1s:" + k)
+		if (err == nil) != slices.Contains(listed, k) {
+			t.Errorf("key %q: listed in --help %v, parseKeys error %v", k, slices.Contains(listed, k), err)
+		}
+	}
+}
+
+// TestAttachHelpKeysAreTheAttachedKeys: offtop attach --help lists
+// exactly the keys an attached run takes.
+func TestAttachHelpKeysAreTheAttachedKeys(t *testing.T) {
+	listed, want := usageKeys(t, attachUsage), ui.AttachedKeys()
+	slices.Sort(listed)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("attach --help keys %q, attached keys %q", listed, want)
+	}
 }

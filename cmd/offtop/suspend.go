@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/ui"
 )
 
 // suspender suspends the dashboard as htop and less do: on ctrl+z typed
@@ -323,7 +324,7 @@ func (s *suspender) foreground() bool {
 	return err != nil || pg == syscall.Getpgrp()
 }
 
-// filter is the Program's message filter: ctrl+z asks for a suspension
+// filter is the Program's message filter: ctrl+z (ui.SuspendKey) asks for a suspension
 // instead of reaching the dashboard; a quit (q, --duration, the first
 // stop signal: every graceful end passes here as a tea.QuitMsg) goes
 // through only while the dashboard holds the terminal, and is held for
@@ -331,7 +332,7 @@ func (s *suspender) foreground() bool {
 func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	switch m := msg.(type) {
 	case tea.KeyPressMsg:
-		if m.String() == "ctrl+z" {
+		if ui.SuspendKey(m.String()) {
 			s.ask()
 			return nil
 		}

@@ -12,62 +12,224 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// KeyMap is offtop's one key map. It drives the footer (ShortHelp), the ?
-// screen (FullHelp), the model's Update and ActionFor, which --keys scripts
-// use too, so a key means the same thing everywhere.
+// keyDef declares one key: everything offtop does with it. The key map,
+// the model's Update, the footers, the ? screen, the --keys check (Keys),
+// offtop --help's key list (KeyNames), the suspend filter (SuspendKey) and
+// whether an attached run takes it (AttachedKey: by its Action, as
+// session.ProgramActions says) are all read from these declarations
+// (declaredKeys).
 //
 // Key strings are Bubble Tea v2's KeyPressMsg.String(): "+", "up", "space",
 // "tab", "ctrl+c", "0".."9" and so on.
+type keyDef struct {
+	keys        []string
+	label, help string // the ? screen's line: "+/↑  add worker"
+	// use is what the key does; for useAction, act is the Action it posts
+	// for the key string pressed (one of keys).
+	use keyUse
+	act func(k string) session.Action
+	// group is the ? screen's column; fold puts the key on the shared
+	// knob lines (knobsHelp) instead of a line of its own.
+	group keyGroup
+	fold  bool
+	foot  footSpot
+	// script: a --keys step may send it (Keys).
+	script bool
+}
+
+// keyUse is what a key does, and so the screen it works on: the ? screen
+// takes the scroll and close keys and quit; the dashboard every other.
+type keyUse int
+
+const (
+	useAction     keyUse = iota // posts act(key) to the session
+	useQuit                     // ends the program (both screens)
+	useHelp                     // opens the ? screen
+	useDetail                   // latency detail on or off
+	useSuspend                  // none here: cmd/offtop's filter takes it before the model
+	useScrollUp                 // the ? screen: scroll up
+	useScrollDown               // the ? screen: scroll down
+	useCloseHelp                // the ? screen: close it
+)
+
+// onDashboard and onHelp report the screens u works on.
+func (u keyUse) onDashboard() bool { return u < useScrollUp }
+func (u keyUse) onHelp() bool      { return u >= useScrollUp || u == useQuit }
+
+// keyGroup is a column of the ? screen.
+type keyGroup int
+
+const (
+	groupPool keyGroup = iota // the pool's size and the Ps it runs on
+	groupLoad                 // the load and the scenarios' own knobs
+	groupView                 // figures, the screen, leaving
+	groupHelp                 // the ? screen's own keys
+	groups
+)
+
+// footSpot is a key's entry in the dashboard's footer: at is its place
+// from 1 (0: not in the footer), and keys of one place share the entry,
+// whose text key and desc the first of them gives. attachedOnly shows it
+// only in the attached footer.
+type footSpot struct {
+	at           int
+	key, desc    string
+	attachedOnly bool
+}
+
+// post is an act that posts a whatever the key.
+func post(a session.Action) func(string) session.Action {
+	return func(string) session.Action { return a }
+}
+
+// declaredKeys is offtop's keys, in the ? screen's order.
+func declaredKeys() []keyDef {
+	pool := []keyDef{
+		{keys: []string{"+", "up"}, label: "+/↑", help: "add worker", act: post(session.Action{Kind: session.AddWorkers, N: 1}),
+			foot: footSpot{at: 3, key: "+/-", desc: "workers"}, script: true},
+		{keys: []string{"-", "down"}, label: "-/↓", help: "remove worker", act: post(session.Action{Kind: session.AddWorkers, N: -1}),
+			foot: footSpot{at: 3}, script: true},
+		{keys: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, label: "0-9", help: "set workers (0 = inline)",
+			act:  func(k string) session.Action { return session.Action{Kind: session.SetWorkers, N: int(k[0] - '0')} },
+			foot: footSpot{at: 4, key: "0-9", desc: "size"}, script: true},
+		{keys: []string{"a"}, label: "a", help: "find the size (any key cancels)", act: post(session.Action{Kind: session.AutoSize}),
+			foot: footSpot{at: 5, key: "a", desc: "auto"}, script: true},
+		{keys: []string{"g"}, label: "g", help: "GOMAXPROCS down", act: post(session.Action{Kind: session.AddGOMAXPROCS, N: -1}),
+			foot: footSpot{at: 11, key: "g/G", desc: "GOMAXPROCS", attachedOnly: true}, script: true},
+		{keys: []string{"G"}, label: "G", help: "GOMAXPROCS up", act: post(session.Action{Kind: session.AddGOMAXPROCS, N: 1}),
+			foot: footSpot{at: 11, attachedOnly: true}, script: true},
+		{keys: []string{"="}, label: "=", help: "GOMAXPROCS to the runtime", act: post(session.Action{Kind: session.DefaultGOMAXPROCS}), script: true},
+	}
+	load := []keyDef{
+		{keys: []string{"["}, label: "[", help: "less load", act: post(session.Action{Kind: session.Load, N: -1}),
+			foot: footSpot{at: 6, key: "[/]", desc: "load"}, script: true},
+		{keys: []string{"]"}, label: "]", help: "more load", act: post(session.Action{Kind: session.Load, N: 1}),
+			foot: footSpot{at: 6}, script: true},
+		{keys: []string{"space"}, label: "space", help: "pause load", act: post(session.Action{Kind: session.TogglePause}),
+			foot: footSpot{at: 10, key: "space", desc: "pause"}, script: true},
+		{keys: []string{"tab"}, label: "tab", help: "next scenario", act: post(session.Action{Kind: session.NextScenario}),
+			foot: footSpot{at: 7, key: "tab", desc: "next"}, script: true},
+		{keys: []string{"u"}, label: "u", help: "goroutine per task on/off", act: post(session.Action{Kind: session.TogglePerTask}),
+			fold: true, script: true},
+	}
+	load = append(load, knobDefs(scenarios.AllKnobs())...)
+	view := []keyDef{
+		{keys: []string{"r"}, label: "r", help: "reset figures", act: post(session.Action{Kind: session.Reset}),
+			foot: footSpot{at: 9, key: "r", desc: "reset"}, script: true},
+		{keys: []string{"d"}, label: "d", help: "latency detail on/off", use: useDetail,
+			foot: footSpot{at: 8, key: "d", desc: "detail"}, script: true},
+		{keys: []string{"?"}, label: "?", help: "this help", use: useHelp,
+			foot: footSpot{at: 1, key: "?", desc: "help"}, script: true},
+		{keys: []string{"q", "ctrl+c"}, label: "q/ctrl+c", help: "quit", use: useQuit,
+			foot: footSpot{at: 2, key: "q", desc: "quit"}, script: true},
+		{keys: []string{"ctrl+z"}, label: "ctrl+z", help: "suspend (fg resumes)", use: useSuspend},
+	}
+	help := []keyDef{
+		{keys: []string{"up", "k", "pgup"}, label: "↑/k", help: "scroll up", use: useScrollUp},
+		{keys: []string{"down", "j", "pgdown", "space"}, label: "↓/j", help: "scroll down", use: useScrollDown},
+		{keys: []string{"?", "esc"}, label: "?/esc", help: "close help", use: useCloseHelp},
+	}
+	var all []keyDef
+	for g, defs := range [groups][]keyDef{groupPool: pool, groupLoad: load, groupView: view, groupHelp: help} {
+		for _, d := range defs {
+			d.group = keyGroup(g)
+			all = append(all, d)
+		}
+	}
+	return all
+}
+
+// knobDefs declares the scenarios' knobs, one key each, posting
+// session.Turn, in --help's order (c l L o). The knobs come in here
+// only, from declaredKeys.
+func knobDefs(knobs []scenarios.Knob) []keyDef {
+	knobs = slices.Clone(knobs)
+	slices.SortStableFunc(knobs, func(a, b scenarios.Knob) int { return letterOrder(a.Key, b.Key) })
+	var out []keyDef
+	for _, k := range knobs {
+		out = append(out, keyDef{keys: []string{k.Key}, label: k.Key, help: k.Help,
+			act:  func(k string) session.Action { return session.Action{Kind: session.Turn, Key: k} },
+			fold: true, script: true})
+	}
+	return out
+}
+
+// letterOrder orders keys alphabetically, a letter's lower case first:
+// c l L o.
+func letterOrder(a, b string) int {
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(b, a)
+}
+
+// KeyMap is offtop's one key map, made from declaredKeys. It drives the
+// footers (ShortHelp, AttachedShortHelp, HelpShortHelp), the ? screen
+// (FullHelp), the model's Update and ActionFor, which --keys scripts use
+// too, so a key means the same thing everywhere.
 type KeyMap struct {
-	Add          key.Binding // one more worker
-	Remove       key.Binding // one fewer worker
-	Set          key.Binding // 0-9: set the pool size (0 = inline on the Loop)
-	LoadDown     key.Binding
-	LoadUp       key.Binding
-	Next         key.Binding // next scenario
-	Pause        key.Binding // pause or resume the scenario's load
-	Reset        key.Binding // reset the since-reset figures
-	PerTask      key.Binding // a goroutine per task instead of the pool
-	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
-	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
-	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
-	Auto         key.Binding // size it for me: the size search (any key cancels it)
-	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
-	Help         key.Binding // toggle the ? screen (UI only, not an Action)
-	Quit         key.Binding
-	// Knobs are the scenarios' own keys (scenarios.AllKnobs), one binding
-	// each; they become session.Turn actions.
-	Knobs []key.Binding
-	// Suspend is listed in help only: the program's filter in cmd/offtop
-	// takes ctrl+z before the model sees it (suspend.go).
-	Suspend key.Binding
-	// On the ? screen only: scroll it, close it.
-	HelpUp, HelpDown, HelpClose key.Binding
+	defs []keyDef
 }
 
 // DefaultKeyMap is the key map offtop uses.
-var DefaultKeyMap = KeyMap{
-	Add:          key.NewBinding(key.WithKeys("+", "up"), key.WithHelp("+/↑", "add worker")),
-	Remove:       key.NewBinding(key.WithKeys("-", "down"), key.WithHelp("-/↓", "remove worker")),
-	Set:          key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("0-9", "set workers (0 = inline)")),
-	LoadDown:     key.NewBinding(key.WithKeys("["), key.WithHelp("[", "less load")),
-	LoadUp:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "more load")),
-	Next:         key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next scenario")),
-	Pause:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
-	Reset:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
-	PerTask:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "goroutine per task on/off")),
-	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
-	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
-	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
-	Auto:         key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "find the size (any key cancels)")),
-	Detail:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "latency detail on/off")),
-	Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help")),
-	Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q/ctrl+c", "quit")),
-	Knobs:        knobBindings(),
-	Suspend:      key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
-	HelpUp:       key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k", "scroll up")),
-	HelpDown:     key.NewBinding(key.WithKeys("down", "j", "pgdown", "space"), key.WithHelp("↓/j", "scroll down")),
-	HelpClose:    key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help")),
+var DefaultKeyMap = newKeyMap(declaredKeys())
+
+// newKeyMap is the key map of defs. It panics when a key is bound twice
+// on one screen or a footer entry has no text: a table that cannot be.
+func newKeyMap(defs []keyDef) KeyMap {
+	dash, help := map[string]bool{}, map[string]bool{}
+	for _, d := range defs {
+		if len(d.keys) == 0 || (d.use == useAction) != (d.act != nil) || d.script && !d.use.onDashboard() {
+			panic(fmt.Sprintf("ui: key %q: declared wrong", d.label))
+		}
+		for _, k := range d.keys {
+			for _, on := range []struct {
+				yes  bool
+				seen map[string]bool
+			}{{d.use.onDashboard(), dash}, {d.use.onHelp(), help}} {
+				if on.yes && on.seen[k] {
+					panic(fmt.Sprintf("ui: key %q bound twice on one screen", k))
+				}
+				on.seen[k] = on.seen[k] || on.yes
+			}
+		}
+	}
+	km := KeyMap{defs: defs}
+	for _, attached := range []bool{false, true} {
+		for _, b := range km.footer(attached) {
+			if b.Help().Key == "" || b.Help().Desc == "" {
+				panic(fmt.Sprintf("ui: footer entry of %q has no text", b.Keys()))
+			}
+		}
+	}
+	return km
+}
+
+// binding is d as a bubbles key binding.
+func (d keyDef) binding() key.Binding {
+	return key.NewBinding(key.WithKeys(d.keys...), key.WithHelp(d.label, d.help))
+}
+
+// attached reports whether an attached run does something with d: the
+// UI's own keys and quit, and a key whose Action the agent applies
+// (session.ProgramActions).
+func (d keyDef) attached() bool {
+	return d.use != useAction || session.ProgramActions(d.act(d.keys[0]).Kind)
+}
+
+// lookup is the declaration of key k on the ? screen (help) or the
+// dashboard.
+func (km KeyMap) lookup(k string, help bool) (keyDef, bool) {
+	for _, d := range km.defs {
+		on := d.use.onDashboard()
+		if help {
+			on = d.use.onHelp()
+		}
+		if on && slices.Contains(d.keys, k) {
+			return d, true
+		}
+	}
+	return keyDef{}, false
 }
 
 // knobsHelp is bindings as few help lines: a pair bound to one
@@ -93,12 +255,7 @@ func knobsHelp(bs []key.Binding) []key.Binding {
 			singles, singleDescs = append(singles, ks[0]), append(singleDescs, d)
 			continue
 		}
-		slices.SortFunc(ks, func(a, b string) int { // l before L
-			if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
-				return c
-			}
-			return strings.Compare(b, a)
-		})
+		slices.SortFunc(ks, letterOrder)
 		pairs = append(pairs, key.NewBinding(key.WithKeys(ks...), key.WithHelp(strings.Join(ks, "/"), d)))
 	}
 	if len(singles) == 0 {
@@ -108,81 +265,103 @@ func knobsHelp(bs []key.Binding) []key.Binding {
 	return append([]key.Binding{one}, pairs...)
 }
 
-// knobBindings makes one binding per scenario knob.
-func knobBindings() []key.Binding {
-	var bs []key.Binding
-	for _, k := range scenarios.AllKnobs() {
-		bs = append(bs, key.NewBinding(key.WithKeys(k.Key), key.WithHelp(k.Key, k.Help)))
+// footer is the dashboard's footer entries in place order: the keys with
+// a footSpot, those of one place in one entry; attached, only the entries
+// whose every key an attached run takes, and the attachedOnly ones.
+func (km KeyMap) footer(attached bool) []key.Binding {
+	type entry struct {
+		at        int
+		key, desc string
+		keys      []string
+		drop      bool
 	}
-	return bs
-}
-
-// ShortHelp is the footer, in the order shown. Its entries are the map's own
-// bindings with shorter help text; +/- and [/] share one entry each.
-func (k KeyMap) ShortHelp() []key.Binding {
-	short := func(desc, help string, bs ...key.Binding) key.Binding {
-		var keys []string
-		for _, b := range bs {
-			keys = append(keys, b.Keys()...)
-		}
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(desc, help))
-	}
-	return []key.Binding{
-		short("?", "help", k.Help),
-		short("q", "quit", k.Quit),
-		short("+/-", "workers", k.Add, k.Remove),
-		short("0-9", "size", k.Set),
-		short("a", "auto", k.Auto),
-		short("[/]", "load", k.LoadDown, k.LoadUp),
-		short("tab", "next", k.Next),
-		short("d", "detail", k.Detail),
-		short("r", "reset", k.Reset),
-		short("space", "pause", k.Pause),
-	}
-}
-
-// AttachedShortHelp is the footer attached to a program (offtop attach):
-// the keys its agent takes (session.ProgramActions), no scenario's.
-func (k KeyMap) AttachedShortHelp() []key.Binding {
-	all := k.ShortHelp()
-	keep := []key.Binding{}
-	for _, b := range all {
-		switch b.Help().Key {
-		case "[/]", "tab", "space":
+	var es []*entry
+	for _, d := range km.defs {
+		f := d.foot
+		if f.at == 0 || !d.use.onDashboard() {
 			continue
 		}
-		keep = append(keep, b)
+		i := slices.IndexFunc(es, func(e *entry) bool { return e.at == f.at })
+		if i < 0 {
+			es = append(es, &entry{at: f.at, key: f.key, desc: f.desc})
+			i = len(es) - 1
+		}
+		e := es[i]
+		e.keys = append(e.keys, d.keys...)
+		e.drop = e.drop || attached && !d.attached() || !attached && f.attachedOnly
 	}
-	procs := key.NewBinding(key.WithKeys(append(k.ProcsDown.Keys(), k.ProcsUp.Keys()...)...), key.WithHelp("g/G", "GOMAXPROCS"))
-	return append(keep, procs)
-}
-
-// HelpShortHelp is the footer on the ? screen.
-func (k KeyMap) HelpShortHelp() []key.Binding {
-	return []key.Binding{k.HelpUp, k.HelpDown, k.HelpClose, k.Quit}
-}
-
-// FullHelp is the ? screen: one column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		// the pool's size and the Ps it runs on, one group
-		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
-		// the load and the scenarios' own knobs, one group
-		append([]key.Binding{k.LoadDown, k.LoadUp, k.Pause, k.Next},
-			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))...),
-		{k.Reset, k.Detail, k.Help, k.Quit, k.Suspend},
-		{k.HelpUp, k.HelpDown, k.HelpClose},
+	slices.SortStableFunc(es, func(a, b *entry) int { return a.at - b.at })
+	out := []key.Binding{}
+	for _, e := range es {
+		if !e.drop {
+			out = append(out, key.NewBinding(key.WithKeys(e.keys...), key.WithHelp(e.key, e.desc)))
+		}
 	}
+	return out
 }
 
-// all lists every binding once.
-func (k KeyMap) all() []key.Binding {
-	return append([]key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
+// ShortHelp is the dashboard's footer, in the order shown.
+func (km KeyMap) ShortHelp() []key.Binding { return km.footer(false) }
+
+// AttachedShortHelp is the footer attached to a program (offtop attach):
+// the entries of keys its agent takes (AttachedKey), no scenario's.
+func (km KeyMap) AttachedShortHelp() []key.Binding { return km.footer(true) }
+
+// HelpShortHelp is the footer on the ? screen: the keys that work there,
+// its own before those it shares with the dashboard (quit).
+func (km KeyMap) HelpShortHelp() []key.Binding {
+	var own, shared []key.Binding
+	for _, d := range km.defs {
+		switch {
+		case !d.use.onHelp():
+		case d.use.onDashboard():
+			shared = append(shared, d.binding())
+		default:
+			own = append(own, d.binding())
+		}
+	}
+	return append(own, shared...)
 }
 
-// Keys lists every key string the key map accepts, for validating
-// --keys scripts. "?" is among them although it maps to no Action.
+// FullHelp is the ? screen: one column per group, each key on a line of
+// its own but the folded ones (knobsHelp), which stand where the first
+// of them is declared.
+func (km KeyMap) FullHelp() [][]key.Binding {
+	out := make([][]key.Binding, groups)
+	folded := make([][]key.Binding, groups)
+	at := make([]int, groups)
+	for _, d := range km.defs {
+		g := d.group
+		if !d.fold {
+			out[g] = append(out[g], d.binding())
+			continue
+		}
+		if folded[g] == nil {
+			at[g] = len(out[g])
+		}
+		folded[g] = append(folded[g], d.binding())
+	}
+	for g := range out {
+		if folded[g] != nil {
+			out[g] = slices.Insert(out[g], at[g], knobsHelp(folded[g])...)
+		}
+	}
+	return slices.DeleteFunc(out, func(bs []key.Binding) bool { return len(bs) == 0 })
+}
+
+// all lists every binding --keys may send, once each.
+func (km KeyMap) all() []key.Binding {
+	var out []key.Binding
+	for _, d := range km.defs {
+		if d.script {
+			out = append(out, d.binding())
+		}
+	}
+	return out
+}
+
+// Keys lists every key string a --keys script may send, in declaredKeys's
+// order. "?" and "d" are among them although they map to no Action.
 func Keys() []string {
 	var out []string
 	for _, b := range DefaultKeyMap.all() {
@@ -191,55 +370,64 @@ func Keys() []string {
 	return out
 }
 
-// keyName is a key string as key.Matches takes it.
-type keyName string
+// KeyNames is Keys as offtop --help lists them: a declaration's run of
+// keys ("0".."9") by its label ("0-9").
+func KeyNames() []string {
+	var out []string
+	for _, d := range DefaultKeyMap.defs {
+		switch {
+		case !d.script:
+		case len(d.keys) > 2 && d.label == d.keys[0]+"-"+d.keys[len(d.keys)-1]:
+			out = append(out, d.label)
+		default:
+			out = append(out, d.keys...)
+		}
+	}
+	return out
+}
 
-func (k keyName) String() string { return string(k) }
+// AttachedKey reports whether an attached run (offtop attach) does
+// something with key k, one of Keys: a key the dashboard keeps to itself
+// (d, ?), quit, or one whose Action the agent applies
+// (session.ProgramActions). The scenarios' keys (tab, space, [ ], u and
+// the knobs) are not.
+func AttachedKey(k string) bool {
+	d, ok := DefaultKeyMap.lookup(k, false)
+	return ok && d.script && d.attached()
+}
+
+// AttachedKeys are the keys of Keys an attached run does something with,
+// in Keys' order.
+func AttachedKeys() []string {
+	var out []string
+	for _, k := range Keys() {
+		if AttachedKey(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// SuspendKey reports whether k suspends offtop (ctrl+z): the program's
+// message filter takes it before the model sees it.
+func SuspendKey(k string) bool {
+	d, ok := DefaultKeyMap.lookup(k, false)
+	return ok && d.use == useSuspend
+}
 
 // ActionFor maps a key string to what it does. quit is true for q and
 // ctrl+c; ok is false for a key that is not bound to an Action or to quit
 // ("?" toggles the help screen, which is the UI's own business, so it too
 // gives ok false). ActionFor is pure.
 func ActionFor(k string) (a session.Action, quit bool, ok bool) {
-	return actionFor(keyName(k))
-}
-
-// actionFor is ActionFor for a key press or a key string.
-func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
+	d, found := DefaultKeyMap.lookup(k, false)
 	switch {
-	case key.Matches(k, DefaultKeyMap.Quit):
+	case !found:
+		return session.Action{}, false, false
+	case d.use == useQuit:
 		return session.Action{}, true, true
-	case key.Matches(k, DefaultKeyMap.Add):
-		return session.Action{Kind: session.AddWorkers, N: 1}, false, true
-	case key.Matches(k, DefaultKeyMap.Remove):
-		return session.Action{Kind: session.AddWorkers, N: -1}, false, true
-	case key.Matches(k, DefaultKeyMap.Set):
-		return session.Action{Kind: session.SetWorkers, N: int(k.String()[0] - '0')}, false, true
-	case key.Matches(k, DefaultKeyMap.LoadDown):
-		return session.Action{Kind: session.Load, N: -1}, false, true
-	case key.Matches(k, DefaultKeyMap.LoadUp):
-		return session.Action{Kind: session.Load, N: 1}, false, true
-	case key.Matches(k, DefaultKeyMap.Next):
-		return session.Action{Kind: session.NextScenario}, false, true
-	case key.Matches(k, DefaultKeyMap.Pause):
-		return session.Action{Kind: session.TogglePause}, false, true
-	case key.Matches(k, DefaultKeyMap.Reset):
-		return session.Action{Kind: session.Reset}, false, true
-	case key.Matches(k, DefaultKeyMap.PerTask):
-		return session.Action{Kind: session.TogglePerTask}, false, true
-	case key.Matches(k, DefaultKeyMap.ProcsDown):
-		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
-	case key.Matches(k, DefaultKeyMap.ProcsUp):
-		return session.Action{Kind: session.AddGOMAXPROCS, N: 1}, false, true
-	case key.Matches(k, DefaultKeyMap.ProcsRuntime):
-		return session.Action{Kind: session.DefaultGOMAXPROCS}, false, true
-	case key.Matches(k, DefaultKeyMap.Auto):
-		return session.Action{Kind: session.AutoSize}, false, true
-	}
-	for _, b := range DefaultKeyMap.Knobs {
-		if key.Matches(k, b) {
-			return session.Action{Kind: session.Turn, Key: k.String()}, false, true
-		}
+	case d.use == useAction:
+		return d.act(k), false, true
 	}
 	return session.Action{}, false, false
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/offtop/offtop/internal/crash"
@@ -183,39 +182,38 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		return m, nil
 	case tea.KeyPressMsg:
-		km := DefaultKeyMap
+		k := msg.String()
 		if m.view.help { // the ? screen is modal: scroll, close, quit
-			switch {
-			case key.Matches(msg, km.HelpClose):
+			d, _ := DefaultKeyMap.lookup(k, true)
+			switch d.use {
+			case useCloseHelp:
 				m.view.help = false
-			case key.Matches(msg, km.HelpUp):
+			case useScrollUp:
 				m.view.helpTop = helpScroll(m.snap, m.width, m.height, m.view.helpTop, -m.scrollStep(msg))
-			case key.Matches(msg, km.HelpDown):
+			case useScrollDown:
 				m.view.helpTop = helpScroll(m.snap, m.width, m.height, m.view.helpTop, m.scrollStep(msg))
-			case key.Matches(msg, km.Quit):
+			case useQuit:
 				return m, tea.Quit
 			}
 			return m, nil
 		}
-		if m.snap.Search.Running && !key.Matches(msg, km.Quit) {
+		d, ok := DefaultKeyMap.lookup(k, false)
+		if m.snap.Search.Running && !(ok && d.use == useQuit) {
 			// Any key cancels the size search, and only that.
 			return m, m.applyCmd(session.Action{Kind: session.CancelAutoSize})
 		}
 		switch {
-		case key.Matches(msg, km.Help):
+		case !ok:
+		case d.use == useHelp:
 			m.view.help, m.view.helpTop = true, 0
-			return m, nil
-		case key.Matches(msg, km.Detail):
+		case d.use == useDetail:
 			m.view.detail = !m.view.detail
-			return m, nil
-		}
-		a, quit, ok := actionFor(msg)
-		switch {
-		case quit:
+		case d.use == useQuit:
 			return m, tea.Quit
-		case ok:
-			return m, m.applyCmd(a)
+		case d.use == useAction:
+			return m, m.applyCmd(d.act(k))
 		}
+		return m, nil
 	}
 	return m, nil
 }
