@@ -236,3 +236,25 @@ func TestProgramIgnoredResizeKeepsTheRealSize(t *testing.T) {
 		t.Fatalf("after a resize the pool ignored: current row %d, snapshot %d workers, want the pool's 2", r.Workers, snap.Workers)
 	}
 }
+
+// TestProgramNamedLikeAScenarioIsAProgram: a program called "server"
+// gets the program's headline (the Loop probe) and the CPU rule's
+// suggestion, not the server scenario's ping and cores - 1.
+func TestProgramNamedLikeAScenarioIsAProgram(t *testing.T) {
+	pl, err := pool.New(pool.Options{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pl.Close)
+	const iv = 250 * time.Millisecond
+	clk := clock.NewFake(time.Now())
+	s := newSession(t, Config{Interval: iv, Clock: clk, Program: &Program{Name: "server", Pool: pl}})
+	clk.Advance(iv)
+	snap := <-s.Samples()
+	if len(snap.Sizes) != 1 || snap.Sizes[0].HeadlineName != "probe" {
+		t.Fatalf("rows %+v: want one row whose headline is the probe", snap.Sizes)
+	}
+	if n, _ := s.cpus.Suggest(false); snap.SuggestedWorkers != n {
+		t.Fatalf("suggested %d, want the CPU rule's %d", snap.SuggestedWorkers, n)
+	}
+}

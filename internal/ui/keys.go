@@ -8,8 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // KeyMap is offtop's one key map. It drives the footer (ShortHelp), the ?
@@ -35,7 +35,7 @@ type KeyMap struct {
 	Detail       key.Binding // toggle the latency detail (UI only, not an Action)
 	Help         key.Binding // toggle the ? screen (UI only, not an Action)
 	Quit         key.Binding
-	// Knobs are the scenarios' own keys (scenarios.AllKnobs), one binding
+	// Knobs are the scenarios' own keys (workload.AllKnobs), one binding
 	// each; they become session.Turn actions.
 	Knobs []key.Binding
 	// Suspend is listed in help only: the program's filter in cmd/offtop
@@ -111,7 +111,7 @@ func knobsHelp(bs []key.Binding) []key.Binding {
 // knobBindings makes one binding per scenario knob.
 func knobBindings() []key.Binding {
 	var bs []key.Binding
-	for _, k := range scenarios.AllKnobs() {
+	for _, k := range workload.AllKnobs() {
 		bs = append(bs, key.NewBinding(key.WithKeys(k.Key), key.WithHelp(k.Key, k.Help)))
 	}
 	return bs
