@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -104,20 +103,7 @@ func TestProgramLookSaysWhoseLateness(t *testing.T) {
 // sample it brings.
 func programOnFakeClock(t *testing.T, p ProgramPool) (*Session, func() Snapshot) {
 	t.Helper()
-	const iv = 250 * time.Millisecond
-	clk := clock.NewFake(time.Now())
-	s := newSession(t, Config{Interval: iv, Window: 5 * time.Second, Clock: clk, Program: &Program{Name: "svc", Pool: p}})
-	return s, func() Snapshot {
-		t.Helper()
-		clk.Advance(iv)
-		select {
-		case snap := <-s.Samples():
-			return snap
-		case <-time.After(20 * time.Second):
-			t.Fatal("no sample after the clock moved")
-		}
-		return Snapshot{}
-	}
+	return stepped(t, Config{Interval: 250 * time.Millisecond, Window: 5 * time.Second, Program: &Program{Name: "svc", Pool: p}})
 }
 
 // busy submits a task to p that runs until the returned release is called,
@@ -246,11 +232,8 @@ func TestProgramNamedLikeAScenarioIsAProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pl.Close)
-	const iv = 250 * time.Millisecond
-	clk := clock.NewFake(time.Now())
-	s := newSession(t, Config{Interval: iv, Clock: clk, Program: &Program{Name: "server", Pool: pl}})
-	clk.Advance(iv)
-	snap := <-s.Samples()
+	s, step := stepped(t, Config{Program: &Program{Name: "server", Pool: pl}})
+	snap := step()
 	if len(snap.Sizes) != 1 || snap.Sizes[0].HeadlineName != "probe" {
 		t.Fatalf("rows %+v: want one row whose headline is the probe", snap.Sizes)
 	}
