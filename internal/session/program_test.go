@@ -13,8 +13,13 @@ import (
 // TestProgramSession pins the agent's engine: it samples and resizes the
 // program's pool, refuses what is not there, and leaves the pool open.
 func TestProgramSession(t *testing.T) {
-	p, s := programSession(t, 2)
-	snap := <-s.Samples()
+	p, err := pool.New(pool.Options{Size: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	s, step := stepped(t, Config{Program: &Program{Name: "svc", Pool: p}})
+	snap := step()
 	if snap.Scenario != "svc" || snap.Workers != 2 {
 		t.Fatalf("first sample: scenario %q workers %d, want svc 2", snap.Scenario, snap.Workers)
 	}
@@ -36,14 +41,8 @@ func TestProgramSession(t *testing.T) {
 	}
 }
 
-// programSession is a Program session over a pool of size workers named
-// svc, sampling every 10 ms; both are closed at the end of the test.
-func programSession(t *testing.T, size int) (*pool.Pool, *Session) {
-	t.Helper()
-	return programSessionOf(t, pool.Options{Size: size})
-}
-
-// programSessionOf is programSession with the pool's Options given.
+// programSessionOf is a Program session named svc over a pool made with
+// o, sampling every 10 ms; both are closed at the end of the test.
 func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
 	t.Helper()
 	p, err := pool.New(o)

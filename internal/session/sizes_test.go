@@ -160,27 +160,16 @@ func TestSizesClearAndScenarios(t *testing.T) {
 // TestSessionCarriesSizes: a real session's samples carry a row per size
 // held, the current one marked, and the headless JSON has them as sizes.
 func TestSessionCarriesSizes(t *testing.T) {
-	s, err := New(Config{Scenario: "stall", Workers: 0, Interval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 0})
 	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case <-deadline:
-			t.Fatal("no sample with both rows")
-		case snap := <-s.Samples():
-			if rs := snap.Sizes; len(rs) == 2 && rs[1].Current && rs[1].Workers == 2 && rs[0].Workers == 0 {
-				if j0, j1 := rs[0].JSON(), rs[1].JSON(); j0.Headline != "probe" || j0.HeldS < 0 || j1.HeldS <= 0 {
-					t.Errorf("sizes %+v %+v", j0, j1)
-				}
-				return
-			}
-		}
+	rs := step().Sizes
+	if len(rs) != 2 || !rs[1].Current || rs[1].Workers != 2 || rs[0].Workers != 0 {
+		t.Fatalf("the sample after the resize: sizes %+v, want 0 then 2 (current)", rs)
+	}
+	if j0, j1 := rs[0].JSON(), rs[1].JSON(); j0.Headline != "probe" || j0.HeldS < 0 || j1.HeldS <= 0 {
+		t.Errorf("sizes %+v %+v", j0, j1)
 	}
 }
 
