@@ -13,11 +13,7 @@ import (
 // TestProgramSession pins the agent's engine: it samples and resizes the
 // program's pool, refuses what is not there, and leaves the pool open.
 func TestProgramSession(t *testing.T) {
-	p, err := pool.New(pool.Options{Size: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p := testPool(t, pool.Options{Size: 2})
 	s, step := stepped(t, Config{Program: &Program{Name: "svc", Pool: p}})
 	snap := step()
 	if snap.Scenario != "svc" || snap.Workers != 2 {
@@ -41,15 +37,22 @@ func TestProgramSession(t *testing.T) {
 	}
 }
 
-// programSessionOf is a Program session named svc over a pool made with
-// o, sampling every 10 ms; both are closed at the end of the test.
-func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
+// testPool is a pool made with o, closed at the end of the test.
+func testPool(t *testing.T, o pool.Options) *pool.Pool {
 	t.Helper()
 	p, err := pool.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
+	return p
+}
+
+// programSessionOf is a Program session named svc over a pool made with
+// o, sampling every 10 ms; both are closed at the end of the test.
+func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
+	t.Helper()
+	p := testPool(t, o)
 	s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Pool: p}})
 	if err != nil {
 		t.Fatal(err)
@@ -226,11 +229,7 @@ func TestProgramIgnoredResizeKeepsTheRealSize(t *testing.T) {
 // gets the program's headline (the Loop probe) and the CPU rule's
 // suggestion, not the server scenario's ping and cores - 1.
 func TestProgramNamedLikeAScenarioIsAProgram(t *testing.T) {
-	pl, err := pool.New(pool.Options{Size: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pl.Close)
+	pl := testPool(t, pool.Options{Size: 1})
 	s, step := stepped(t, Config{Program: &Program{Name: "server", Pool: pl}})
 	snap := step()
 	if len(snap.Sizes) != 1 || snap.Sizes[0].HeadlineName != "probe" {
