@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // Where a Pick came from.
@@ -66,7 +66,7 @@ func PickFor(s session.Snapshot, t Table) Pick {
 }
 
 // searchPick is the finished search's answer, or why it has none.
-func searchPick(q session.Search, h scenarios.HeadlineSpec) Pick {
+func searchPick(q session.Search, h workload.HeadlineSpec) Pick {
 	f := q.Fit
 	p := Pick{Workers: -1, From: FromSearch, Fit: FitLine(*f), Verdict: verdict(*f)}
 	pick, figures := f.Short(h)

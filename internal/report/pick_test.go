@@ -7,6 +7,7 @@ import (
 
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 func busy(r session.SizeRow) session.SizeRow {
@@ -51,7 +52,7 @@ func TestPickSources(t *testing.T) {
 	if p.Workers != -1 || p.From != FromCPU || !strings.Contains(p.Line, "start at 1 worker by the CPU rule (suggest 1 = cores - 1)") {
 		t.Errorf("no rows: %+v", p)
 	}
-	f := sizing.Recommend("server", []sizing.Obs{
+	f := sizing.Recommend(workload.RuleLatency, []sizing.Obs{
 		{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2}, {Workers: 2, ThroughputPerS: 30, HeadlineP99MS: 3, LoopP99MS: 2},
 		{Workers: 3, ThroughputPerS: 40, HeadlineP99MS: 5, LoopP99MS: 3}, {Workers: 4, ThroughputPerS: 42, HeadlineP99MS: 9, LoopP99MS: 4}})
 	s.Sizes = []session.SizeRow{row(1, 8*time.Second, 1, false), row(2, 8*time.Second, 3, true)}

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // MinHeld is how long a size must be held for the sizes panel to list it
@@ -26,8 +26,9 @@ const MinHeld = time.Second
 // Table is one scenario's size rows, ready to print.
 type Table struct {
 	Scenario string
-	Spec     scenarios.HeadlineSpec
-	Rows     []session.SizeJSON
+	// Spec is the scenario's headline (specOf).
+	Spec workload.HeadlineSpec
+	Rows []session.SizeJSON
 	// Best is the index in Rows of the best size by Spec's rule among rows
 	// with a headline figure; -1 when none has one.
 	Best int
@@ -45,11 +46,13 @@ type Table struct {
 // counted in Brief). The live panel and the exit summary both list
 // For(sizes, scenario, MinHeld).
 func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table {
-	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Best: -1}
+	t := Table{Scenario: scenario, Best: -1}
+	named := ""
 	for _, r := range sizes {
 		if r.Scenario != scenario {
 			continue
 		}
+		named = r.HeadlineName
 		if r.Held < minHeld && !r.Current {
 			t.Brief++
 			t.BriefHeld += r.Held
@@ -57,6 +60,7 @@ func For(sizes []session.SizeRow, scenario string, minHeld time.Duration) Table 
 		}
 		t.Rows = append(t.Rows, r.JSON())
 	}
+	t.Spec = specOf(scenario, named)
 	t.judgedHeld = MinHeld
 	t.Best = best(t.Rows, t.Spec, t.judgedHeld)
 	return t
@@ -77,9 +81,26 @@ func (t Table) BriefLine(minHeld time.Duration) string {
 // Of returns scenario's table of rows as they are (a sweep's, one per
 // run, each measured as long as the others), the best marked.
 func Of(scenario string, rows []session.SizeJSON) Table {
-	t := Table{Scenario: scenario, Spec: scenarios.Headline(scenario), Rows: rows}
+	t := Table{Scenario: scenario, Rows: rows}
+	named := ""
+	if len(rows) > 0 {
+		named = rows[0].Headline
+	}
+	t.Spec = specOf(scenario, named)
 	t.Best = best(t.Rows, t.Spec, 0)
 	return t
+}
+
+// specOf is scenario's headline: the registered catalog's
+// (workload.Registered: the scenarios', when linked), else the one its
+// rows name (workload.HeadlineNamed; the Loop probe when they name none).
+func specOf(scenario, named string) workload.HeadlineSpec {
+	if c := workload.Registered(); c != nil {
+		if in, ok := c.Info(scenario); ok {
+			return in.Headline
+		}
+	}
+	return workload.HeadlineNamed(named)
 }
 
 // Scenarios lists the scenarios of sizes in their order of first use.
@@ -98,7 +119,7 @@ func Scenarios(sizes []session.SizeRow) []string {
 // minHeld are not judged (live, their figure is a handful of samples), nor
 // are rows measured on a busy machine (machine_busy) while a clean row
 // with a figure exists (BusyRule).
-func best(rows []session.SizeJSON, spec scenarios.HeadlineSpec, minHeld time.Duration) int {
+func best(rows []session.SizeJSON, spec workload.HeadlineSpec, minHeld time.Duration) int {
 	judged := func(r session.SizeJSON) bool { return r.HeadlineP99MS != nil && r.HeldS >= minHeld.Seconds() }
 	clean := slices.ContainsFunc(rows, func(r session.SizeJSON) bool { return judged(r) && !r.MachineBusy })
 	b := -1

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
+	_ "github.com/offtop/offtop/internal/scenarios" // registers the scenarios' headlines (workload.Register)
 	"github.com/offtop/offtop/internal/session"
 )
 

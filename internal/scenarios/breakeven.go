@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // The grid of seed 002 (docs/seeds.md): a batch is 32 tasks; each task is
@@ -161,13 +163,8 @@ func newBreakeven(c Config) *breakeven {
 	return b
 }
 
-// breakevenKnobs: s and S step the payload size, o switches the payload
-// kind (bytes, objects).
-var breakevenKnobs = []Knob{
-	{Key: "o", Name: "payload", Step: 1, Help: "payload kind"},
-	{Key: "s", Name: "size", Step: -1, Help: "payload size (breakeven)"},
-	{Key: "S", Name: "size", Step: 1, Help: "payload size (breakeven)"},
-}
+// breakevenKnobs: s and S step the payload size, o the kind (workload.BreakevenKnobs).
+var breakevenKnobs = workload.BreakevenKnobs
 
 func (b *breakeven) Name() string { return "breakeven" }
 

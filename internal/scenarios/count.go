@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 func newCount(cfg Config) *count {
@@ -337,7 +338,7 @@ func (c *count) splitReadouts(have bool) []Readout {
 }
 
 // countKnobs: p cycles the split.
-var countKnobs = []Knob{{Key: "p", Name: "split", Step: 1, Help: "split"}}
+var countKnobs = workload.CountKnobs
 
 // Turn applies a knob; a split change starts the figures afresh (the
 // answer of a wrong split is not the right split's).

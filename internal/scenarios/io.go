@@ -13,6 +13,7 @@ import (
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
+	"github.com/offtop/offtop/internal/workload"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -99,7 +100,7 @@ func newIO(c Config) *ioScenario {
 const ioWorkers = 4
 
 // ioKnobs: c switches fib(20) before each call on or off.
-var ioKnobs = []Knob{{Key: "c", Name: "cpu", Step: 1, Help: "CPU per call (io)"}}
+var ioKnobs = workload.IOKnobs
 
 func (s *ioScenario) Name() string { return "io" }
 func (s *ioScenario) Look() string {

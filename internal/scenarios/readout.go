@@ -2,66 +2,15 @@ package scenarios
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
 )
 
-// Unit is a readout's unit: what its Value counts.
-type Unit string
-
-// The units a readout's Value may be in; the JSON key of a readout ends in
-// its unit's suffix (UnitOf).
-const (
-	// Count is a plain number: a count or a ratio (no suffix).
-	Count Unit = ""
-	// UnitMS is milliseconds (_ms).
-	UnitMS Unit = "ms"
-	// UnitSeconds is seconds (_s, _seconds).
-	UnitSeconds Unit = "s"
-	// UnitPerSec is events per second (_per_s).
-	UnitPerSec Unit = "/s"
-	// UnitRPS is requests per second (_rps).
-	UnitRPS Unit = "rps"
-	// UnitPercent is percent, 100 = all (_pct, _percent).
-	UnitPercent Unit = "%"
-	// UnitBytes is bytes (_bytes); shown in MiB (2^20 bytes).
-	UnitBytes Unit = "bytes"
-	// UnitKiB is kibibytes, 2^10 bytes (_kb).
-	UnitKiB Unit = "KiB"
-)
-
-// UnitOf is the unit a readout key names by its suffix (Count when none):
-// the naming rule of the extra object (docs/json-lines.md), by which a
-// reader of the JSON gets a readout's unit back.
-func UnitOf(key string) Unit {
-	switch {
-	case strings.HasSuffix(key, "_ms"):
-		return UnitMS
-	case strings.HasSuffix(key, "_per_s"):
-		return UnitPerSec
-	case strings.HasSuffix(key, "_seconds"), strings.HasSuffix(key, "_s"):
-		return UnitSeconds
-	case strings.HasSuffix(key, "_rps"):
-		return UnitRPS
-	case strings.HasSuffix(key, "_pct"), strings.HasSuffix(key, "_percent"):
-		return UnitPercent
-	case strings.HasSuffix(key, "_bytes"):
-		return UnitBytes
-	case strings.HasSuffix(key, "_kb"):
-		return UnitKiB
-	}
-	return Count
-}
-
 // Num is a known numeric readout without a unit: a count or a ratio.
 func Num(key, label string, v float64) Readout {
 	return Readout{Key: key, Label: label, Value: v, Known: true}
 }
-
-// In gives r the unit u (Num(...).In(UnitRPS)).
-func (r Readout) In(u Unit) Readout { r.Unit = u; return r }
 
 // NA is a readout with no value yet.
 func NA(key, label string) Readout { return Readout{Key: key, Label: label} }

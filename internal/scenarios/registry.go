@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // Meta is what offtop knows of a scenario without making one: its
@@ -116,11 +117,28 @@ func init() {
 		}
 		registry[m.Name] = m
 	}
+	workload.Register(Catalog)
 }
+
+// Catalog is the registry as a session's catalog of workloads: a session
+// whose Config names no catalog uses it (workload.Register).
+var Catalog workload.Catalog = catalog{}
+
+type catalog struct{}
+
+func (catalog) Default() string { return Default }
+func (catalog) Names() []string { return Names() }
+
+func (catalog) Info(name string) (workload.Info, bool) {
+	m, ok := registry[name]
+	return workload.Info{Headline: Headline(name), KeepsLoop: m.KeepsLoop, Workers: m.Workers, Sizing: Sizing(name)}, ok
+}
+
+func (catalog) New(name string, c Config) (Scenario, error) { return New(name, c) }
 
 // probeHeadline is the Loop probe as a headline: stall's, and that of a
 // name with no entry.
-var probeHeadline = HeadlineSpec{Name: "probe", Unit: "ms", LowerBetter: true, FromProbe: true}
+var probeHeadline = workload.ProbeHeadline
 
 // Lookup returns the entry of a registered scenario.
 func Lookup(name string) (Meta, bool) {
@@ -190,19 +208,6 @@ func Headline(name string) HeadlineSpec {
 	return probeHeadline
 }
 
-// AllKnobs lists the knobs of every registered scenario, sorted by key,
-// each key once (the first scenario in Names order that binds it).
-func AllKnobs() []Knob {
-	seen := map[string]bool{}
-	var out []Knob
-	for _, n := range Names() {
-		for _, kn := range registry[n].Knobs {
-			if !seen[kn.Key] {
-				seen[kn.Key] = true
-				out = append(out, kn)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
+// AllKnobs lists the knobs of every scenario (workload.AllKnobs), sorted
+// by key, each key once.
+func AllKnobs() []Knob { return workload.AllKnobs() }

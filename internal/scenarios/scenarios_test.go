@@ -8,6 +8,7 @@ import (
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 	"go.uber.org/goleak"
 )
 
@@ -144,5 +145,44 @@ func TestFlagTakersComeFromTheEntries(t *testing.T) {
 				t.Errorf("%s lists --%s, FlagTakers does not name it", n, f)
 			}
 		}
+	}
+}
+
+// TestKnobsAreInTheTable: every knob a scenario's entry lists is in the
+// table the key map reads (workload.AllKnobs), key for key, so the keys
+// are bound with no scenario linked into the view.
+func TestKnobsAreInTheTable(t *testing.T) {
+	table := map[string]workload.Knob{}
+	for _, k := range workload.AllKnobs() {
+		table[k.Key] = k
+	}
+	for _, n := range scenarios.Names() {
+		m, _ := scenarios.Lookup(n)
+		for _, k := range m.Knobs {
+			if got, ok := table[k.Key]; !ok || got.Help != k.Help || got.Name != k.Name {
+				t.Errorf("%s's knob %+v: the table has %+v", n, k, got)
+			}
+		}
+	}
+}
+
+// TestCatalogIsTheRegistry: the catalog a session reads describes each
+// scenario as its entry does, and is the one registered.
+func TestCatalogIsTheRegistry(t *testing.T) {
+	if workload.Registered() != scenarios.Catalog {
+		t.Fatal("the scenarios' catalog is not the registered one")
+	}
+	if c := scenarios.Catalog; c.Default() != scenarios.Default || !slices.Equal(c.Names(), scenarios.Names()) {
+		t.Fatalf("catalog default %q names %v", c.Default(), c.Names())
+	}
+	for _, n := range scenarios.Names() {
+		m, _ := scenarios.Lookup(n)
+		in, ok := scenarios.Catalog.Info(n)
+		if !ok || in.Headline != scenarios.Headline(n) || in.KeepsLoop != m.KeepsLoop || in.Workers != m.Workers || in.Sizing != scenarios.Sizing(n) {
+			t.Errorf("%s: info %+v, entry %+v", n, in, m)
+		}
+	}
+	if _, ok := scenarios.Catalog.Info("nope"); ok {
+		t.Error("unknown name: ok")
 	}
 }

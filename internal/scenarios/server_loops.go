@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/probe"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // MaxLoops is the most Loops "server" runs (--loops, l and L).
@@ -156,11 +157,8 @@ func (s *server) resetLoops() {
 	}
 }
 
-// serverKnobs: l and L, one Loop fewer or more.
-var serverKnobs = []Knob{
-	{Key: "l", Name: "loops", Unit: "Loops", Step: -1, Help: "Loops"},
-	{Key: "L", Name: "loops", Unit: "Loops", Step: 1, Help: "Loops"},
-}
+// serverKnobs: l and L, one Loop fewer or more (workload.ServerKnobs).
+var serverKnobs = workload.ServerKnobs
 
 // Turn applies l or L.
 func (s *server) Turn(key string) {

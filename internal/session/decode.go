@@ -12,8 +12,8 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/millis"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // Decoder turns the JSON Lines of a Snapshot stream (an agent's, or
@@ -24,10 +24,10 @@ import (
 // is ready.
 //
 // What JSON does not carry comes back as the nearest thing: a readout's
-// label is its key and its unit the one its key names (scenarios.UnitOf);
+// label is its key and its unit the one its key names (workload.UnitOf);
 // the usable CPUs are rebuilt from num_cpu, affinity_cpus and cpu_limit;
 // the others reading is of the affinity mask's CPUs (num_cpu when
-// unknown); a headline other than the probe is empty; a size row's Completed and CPUSeconds are its rates
+// unknown); a headline is the probe when the current size row names it (streamHeadline), else empty; a size row's Completed and CPUSeconds are its rates
 // times its held time.
 //
 // Every string decoded (the scenario, the look, readouts' keys and
@@ -60,11 +60,20 @@ func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
 	if s.AffinityCPUs > 0 {
 		s.OthersOf = int(s.AffinityCPUs)
 	}
-	if scenarios.Headline(s.Scenario).FromProbe {
-		s.Headline = s.Probe // the window of another headline is not in the stream
-	}
+	s.Headline = headlineOf(streamHeadline(s), s.Probe, hist.Summary{}) // the window of another headline is not in the stream
 	d.hist.add(&s, s.ProbeP99History.Last(), float64(s.QueueDepth), float64(s.Workers))
 	return s, nil
+}
+
+// streamHeadline is the headline of a decoded s as its current size row
+// names it (workload.HeadlineNamed); the Loop probe with no current row.
+func streamHeadline(s Snapshot) workload.HeadlineSpec {
+	for _, r := range s.Sizes {
+		if r.Current && r.Scenario == s.Scenario {
+			return workload.HeadlineNamed(r.HeadlineName)
+		}
+	}
+	return workload.ProbeHeadline
 }
 
 // Row is the SizeRow j was made from (Completed and CPUSeconds from its

@@ -13,6 +13,7 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // TestDecodeRoundTrip pins that a remote dashboard sees what the line
@@ -20,7 +21,7 @@ import (
 func TestDecodeRoundTrip(t *testing.T) {
 	lat := hist.Summary{P50: 1500 * time.Microsecond, P90: 2 * time.Millisecond, P99: 9 * time.Millisecond,
 		P999: 12 * time.Millisecond, Max: 20 * time.Millisecond, Count: 400}
-	fitted := sizing.Recommend("server", []sizing.Obs{{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2}})
+	fitted := sizing.Recommend(workload.RuleLatency, []sizing.Obs{{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2}})
 	s := Snapshot{
 		Elapsed: Seconds(3250 * time.Millisecond),
 		Sizes: []SizeRow{{Scenario: "server", Workers: 2, GOMAXPROCS: 2, Held: 3 * time.Second,

@@ -2,20 +2,19 @@ package session
 
 import (
 	"testing"
-	"time"
 )
 
 // TestProgramEndpointsInEverySample: a Program's Endpoints is read anew
 // for each sample, and a session without one carries none.
 func TestProgramEndpointsInEverySample(t *testing.T) {
 	var n int64 // the sampler goroutine alone touches it
-	s := newSession(t, Config{Program: &Program{Name: "svc", Endpoints: func() []Endpoint {
+	_, step := stepped(t, Config{Program: &Program{Name: "svc", Endpoints: func() []Endpoint {
 		n++
 		return []Endpoint{{Route: "/ping", Count: n, Status: StatusCounts{S2xx: n}}}
 	}}})
 	var last int64
 	for range 2 {
-		snap := <-s.Samples()
+		snap := step()
 		if len(snap.Endpoints) != 1 || snap.Endpoints[0].Route != "/ping" {
 			t.Fatalf("endpoints %+v, want the one route the program gave", snap.Endpoints)
 		}
@@ -24,8 +23,8 @@ func TestProgramEndpointsInEverySample(t *testing.T) {
 		}
 		last = snap.Endpoints[0].Count
 	}
-	own := newSession(t, Config{Scenario: "stall", Workers: 1, Interval: 20 * time.Millisecond})
-	if snap := <-own.Samples(); snap.Endpoints != nil {
+	_, ownStep := stepped(t, Config{Scenario: "stall", Workers: 1})
+	if snap := ownStep(); snap.Endpoints != nil {
 		t.Fatalf("a scenario session carries endpoints %+v", snap.Endpoints)
 	}
 }

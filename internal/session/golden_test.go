@@ -15,6 +15,7 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from today's marshal")
@@ -27,7 +28,7 @@ func goldenFull() Snapshot {
 		return hist.Summary{P50: base + 1234567, P90: 2*base + 7654321, P99: 3*base + 111, P999: 4*base + 999999,
 			Max: 5*base + 1, Count: n, Clamped: n / 7}
 	}
-	fitted := sizing.Recommend("server", []sizing.Obs{{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2},
+	fitted := sizing.Recommend(workload.RuleLatency, []sizing.Obs{{Workers: 1, ThroughputPerS: 16, HeadlineP99MS: 4, LoopP99MS: 2},
 		{Workers: 2, ThroughputPerS: 31, HeadlineP99MS: 5, LoopP99MS: 3}})
 	return Snapshot{
 		Elapsed:  Seconds(3250*time.Millisecond + 123456),

@@ -4,7 +4,6 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/offtop/offtop/internal/hist"
-	"github.com/offtop/offtop/internal/scenarios"
 )
 
 // SizeRead is the size row in force (SizeRow) and copies of the
@@ -34,9 +33,7 @@ func (s *Session) SizeRead() (row SizeRow, probe, headline, task *hdr.Histogram)
 			row = r
 		}
 	}
-	probe, headline = hist.Copy(cur.acc.probe.Histogram()), hist.Copy(cur.acc.headline.Histogram())
-	if scenarios.Headline(cur.acc.key.scen).FromProbe {
-		headline = hist.Copy(cur.acc.probe.Histogram())
-	}
+	probe = hist.Copy(cur.acc.probe.Histogram())
+	headline = hist.Copy(headlineOf(z.spec(cur.acc.key.scen), cur.acc.probe, cur.acc.headline).Histogram())
 	return row, probe, headline, task
 }

@@ -41,8 +41,8 @@ func docKeys(t *testing.T) []string {
 // of a real headless line, and no key a line does not have, so the doc
 // cannot fall behind the Snapshot again.
 func TestJSONDocNamesEveryKey(t *testing.T) {
-	s := newSession(t, Config{Scenario: "stall", Workers: 1})
-	b, err := json.Marshal(<-s.Samples())
+	_, step := stepped(t, Config{Scenario: "stall", Workers: 1})
+	b, err := json.Marshal(step())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -48,19 +49,82 @@ func ProgramActions(k ActionKind) bool {
 	return false
 }
 
-// programCheck refuses an Action a Program session does not apply.
-func (s *Session) programCheck(a Action) error {
-	if s.cfg.Program == nil {
-		return nil
+// programTarget is a Program as a session's target: the program's pool
+// and loop, no load of the session's own, and only ProgramActions.
+type programTarget struct{ pg *Program }
+
+// newProgramTarget is c.Program's target, c completed for it (newTarget).
+func newProgramTarget(c *Config) target {
+	pg := *c.Program // the caller's stays as given
+	c.Program = &pg
+	if pg.Name == "" {
+		pg.Name = DefaultProgramName
 	}
+	c.Scenario, c.Workers = pg.Name, 0
+	if pg.Pool != nil {
+		c.Workers = pg.Pool.Stats().Size
+	}
+	return programTarget{&pg}
+}
+
+func (t programTarget) first(Config) (workload.Workload, error) {
+	return programScenario{name: t.pg.Name, loop: t.pg.Post != nil}, nil
+}
+
+func (t programTarget) pool() ProgramPool     { return t.pg.Pool }
+func (t programTarget) post() func(fn func()) { return t.pg.Post }
+
+// allows refuses an Action not in ProgramActions, and a resize when the
+// program registered no pool.
+func (t programTarget) allows(a Action) error {
 	if !ProgramActions(a.Kind) {
 		return fmt.Errorf("%w: %s is not available in an attached program", ErrAction, a.Kind)
 	}
-	if (a.Kind == SetWorkers || a.Kind == AddWorkers) && s.cfg.Program.Pool == nil {
+	if (a.Kind == SetWorkers || a.Kind == AddWorkers) && t.pg.Pool == nil {
 		return fmt.Errorf("%w: the program registered no pool", ErrAction)
 	}
 	return nil
 }
+
+// zeroRefused: the program's pool says it has no inline path.
+func (t programTarget) zeroRefused() bool {
+	in, ok := t.pg.Pool.(inliner)
+	return ok && !in.Inlines()
+}
+
+// suggest is the CPU rule alone: a program named like a scenario is not it.
+func (programTarget) suggest(_ string, cpus sysinfo.CPUs) (int, string) { return cpus.Suggest(false) }
+
+// startWorkers is never asked (a Program's Workers is its pool's size).
+func (t programTarget) startWorkers(name string, cpus sysinfo.CPUs) int {
+	n, _ := t.suggest(name, cpus)
+	return n
+}
+
+// sizing is the knee: the rule that needs only throughput.
+func (programTarget) sizing(string) workload.SizeRule { return workload.RuleKnee }
+
+// headline is the Loop probe: a program reports no headline of its own.
+func (programTarget) headline(string) workload.HeadlineSpec { return workload.ProbeHeadline }
+
+// sampled follows the program's pool (followProgram) and reads its
+// Endpoints.
+func (t programTarget) sampled(s *Session, sm *sampler, ps pool.Stats, resizes int64) []Endpoint {
+	if t.pg.Pool != nil {
+		s.followProgram(sm, ps, resizes)
+	}
+	if t.pg.Endpoints == nil {
+		return nil
+	}
+	return t.pg.Endpoints()
+}
+
+func (programTarget) next(string) (workload.Workload, error)  { return nil, errNoSwitch }
+func (programTarget) again(string) (workload.Workload, error) { return nil, errNoSwitch }
+
+// errNoSwitch: a program is the one workload of its session (allows
+// refuses NextScenario before it is asked).
+var errNoSwitch = errors.New("an attached program has no next scenario")
 
 // inliner is a ProgramPool that says whether its size 0 runs tasks
 // (*pool.Pool: Options.Inline given; a Meter: MinSize 0).
@@ -68,16 +132,6 @@ type inliner interface{ Inlines() bool }
 
 // ErrNoInline: size 0 asked of a program's pool that has no inline path.
 var ErrNoInline = errors.New("size 0 refused: no inline path (pool.Options.Inline); tasks would stay queued")
-
-// zeroRefused reports whether the pool in a Program session refuses size
-// 0: it says it has no inline path.
-func (s *Session) zeroRefused() bool {
-	if s.cfg.Program == nil {
-		return false
-	}
-	in, ok := s.cfg.Program.Pool.(inliner)
-	return ok && !in.Inlines()
-}
 
 // programScenario stands in for a scenario in a Program session: it runs
 // nothing and reports nothing of its own.
@@ -97,9 +151,9 @@ func (p programScenario) Look() string {
 	}
 	return "your program: the Loop probe is its loop's lateness; the pool is its pool"
 }
-func (programScenario) Start(scenarios.Env) error { return nil }
-func (programScenario) Stop()                     {}
-func (programScenario) Status() scenarios.Status  { return scenarios.Status{Load: "the program's own"} }
-func (programScenario) SetLoad(int)               {}
-func (programScenario) Pause(bool)                {}
-func (programScenario) Reset()                    {}
+func (programScenario) Start(workload.Env) error { return nil }
+func (programScenario) Stop()                    {}
+func (programScenario) Status() workload.Status  { return workload.Status{Load: "the program's own"} }
+func (programScenario) SetLoad(int)              {}
+func (programScenario) Pause(bool)               {}
+func (programScenario) Reset()                   {}

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/pool"
 )
 
 // TestProgramSession pins the agent's engine: it samples and resizes the
 // program's pool, refuses what is not there, and leaves the pool open.
 func TestProgramSession(t *testing.T) {
-	p, s := programSession(t, 2)
-	snap := <-s.Samples()
+	p := testPool(t, pool.Options{Size: 2})
+	s, step := stepped(t, Config{Program: &Program{Name: "svc", Pool: p}})
+	snap := step()
 	if snap.Scenario != "svc" || snap.Workers != 2 {
 		t.Fatalf("first sample: scenario %q workers %d, want svc 2", snap.Scenario, snap.Workers)
 	}
@@ -37,21 +37,22 @@ func TestProgramSession(t *testing.T) {
 	}
 }
 
-// programSession is a Program session over a pool of size workers named
-// svc, sampling every 10 ms; both are closed at the end of the test.
-func programSession(t *testing.T, size int) (*pool.Pool, *Session) {
-	t.Helper()
-	return programSessionOf(t, pool.Options{Size: size})
-}
-
-// programSessionOf is programSession with the pool's Options given.
-func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
+// testPool is a pool made with o, closed at the end of the test.
+func testPool(t *testing.T, o pool.Options) *pool.Pool {
 	t.Helper()
 	p, err := pool.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
+	return p
+}
+
+// programSessionOf is a Program session named svc over a pool made with
+// o, sampling every 10 ms; both are closed at the end of the test.
+func programSessionOf(t *testing.T, o pool.Options) (*pool.Pool, *Session) {
+	t.Helper()
+	p := testPool(t, o)
 	s, err := New(Config{Interval: 10 * time.Millisecond, Program: &Program{Name: "svc", Pool: p}})
 	if err != nil {
 		t.Fatal(err)
@@ -104,20 +105,7 @@ func TestProgramLookSaysWhoseLateness(t *testing.T) {
 // sample it brings.
 func programOnFakeClock(t *testing.T, p ProgramPool) (*Session, func() Snapshot) {
 	t.Helper()
-	const iv = 250 * time.Millisecond
-	clk := clock.NewFake(time.Now())
-	s := newSession(t, Config{Interval: iv, Window: 5 * time.Second, Clock: clk, Program: &Program{Name: "svc", Pool: p}})
-	return s, func() Snapshot {
-		t.Helper()
-		clk.Advance(iv)
-		select {
-		case snap := <-s.Samples():
-			return snap
-		case <-time.After(20 * time.Second):
-			t.Fatal("no sample after the clock moved")
-		}
-		return Snapshot{}
-	}
+	return stepped(t, Config{Interval: 250 * time.Millisecond, Window: 5 * time.Second, Program: &Program{Name: "svc", Pool: p}})
 }
 
 // busy submits a task to p that runs until the returned release is called,
@@ -234,5 +222,20 @@ func TestProgramIgnoredResizeKeepsTheRealSize(t *testing.T) {
 	snap := next()
 	if r := currentRow(t, snap); r.Workers != 2 || snap.Workers != 2 {
 		t.Fatalf("after a resize the pool ignored: current row %d, snapshot %d workers, want the pool's 2", r.Workers, snap.Workers)
+	}
+}
+
+// TestProgramNamedLikeAScenarioIsAProgram: a program called "server"
+// gets the program's headline (the Loop probe) and the CPU rule's
+// suggestion, not the server scenario's ping and cores - 1.
+func TestProgramNamedLikeAScenarioIsAProgram(t *testing.T) {
+	pl := testPool(t, pool.Options{Size: 1})
+	s, step := stepped(t, Config{Program: &Program{Name: "server", Pool: pl}})
+	snap := step()
+	if len(snap.Sizes) != 1 || snap.Sizes[0].HeadlineName != "probe" {
+		t.Fatalf("rows %+v: want one row whose headline is the probe", snap.Sizes)
+	}
+	if n, _ := s.cpus.Suggest(false); snap.SuggestedWorkers != n {
+		t.Fatalf("suggested %d, want the CPU rule's %d", snap.SuggestedWorkers, n)
 	}
 }

@@ -1,14 +1,14 @@
 package session
 
 import (
-	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"time"
+
+	guard "github.com/offtop/offtop/internal/crash"
 
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/pace"
 	"github.com/offtop/offtop/internal/probe"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
 	"github.com/offtop/offtop/pool"
 )
@@ -139,13 +139,11 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 	sys := s.sys.Read()
 	lag := s.lag.Stats()
 	sch := s.sched.Stats()
-	if s.cfg.Program != nil && s.cfg.Program.Pool != nil {
-		s.followProgram(sm, ps, resizes)
-	}
+	endpoints := s.target.sampled(s, sm, ps, resizes)
 	// The control state and the scenario it names, read together; Status
 	// is called outside mu (a switch may be stopping this scenario now).
 	s.mu.Lock()
-	ctl := s.overlay(Snapshot{Machine: Machine{NumCPU: sys.NumCPU}})
+	ctl := s.readCtl()
 	scen := s.scen
 	s.mu.Unlock()
 	st := scen.Status()
@@ -155,7 +153,7 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 		}
 	}
 	// A GOMAXPROCS the runtime changed by itself starts a row too.
-	if k, changed := s.sizes.withGOMAXPROCS(ctl.GOMAXPROCS); changed {
+	if k, changed := s.sizes.withGOMAXPROCS(ctl.gomaxprocs); changed {
 		s.enterSize(k)
 	}
 
@@ -173,7 +171,7 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 	snap := Snapshot{
 		Schema:  SchemaVersion,
 		Elapsed: Seconds(now.Sub(s.start)),
-		Machine: Machine{GOMAXPROCS: sys.GOMAXPROCS, NumCPU: sys.NumCPU},
+		Machine: Machine{NumCPU: sys.NumCPU},
 		Status:  Status{Load: st.Load, Readouts: st.Readouts},
 		Pool: Pool{
 			QueueDepth:       ps.Queued,
@@ -224,22 +222,15 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 		p99 = float64(sec.P99) / float64(time.Millisecond)
 	}
 	sm.hist.add(&snap, p99, float64(ps.Queued), float64(ps.Size))
-	snap.Headline = s.sizes.window.Window()
-	if scenarios.Headline(ctl.Scenario).FromProbe {
-		snap.Headline = lag.Corrected
-	}
+	snap.Headline = headlineOf(s.target.headline(ctl.Scenario), lag.Corrected, s.sizes.window.Window())
 	snap.Sizes = s.sizes.snapshot()
-	if pg := s.cfg.Program; pg != nil && pg.Endpoints != nil {
-		snap.Endpoints = pg.Endpoints()
-	}
+	snap.Endpoints = endpoints
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
-	snap.control(ctl)
 	others, of := sm.others(s.machine.ReadMachine())
 	snap.OthersCPUs, snap.OthersOf = OptCPUs(others), of
 	snap.MachineBusy = others >= 0 && sysinfo.Busy(others, of)
-	snap.Workers = ps.Size // the size these per-worker figures are of
-	snap.Oversubscribed = oversubscribed(snap)
+	s.lay(&snap, ctl, ps.Size) // ps.Size: the size these per-worker figures are of
 	return snap
 }
 

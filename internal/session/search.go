@@ -244,7 +244,7 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 				}
 			})
 		}
-		pick := sizing.Recommend(st.Scenario, searchObs(s.Snapshot(), st, meters)).Recommended
+		pick := sizing.Recommend(s.target.sizing(st.Scenario), searchObs(s.Snapshot(), st, meters)).Recommended
 		s.search.update(func(x *Search) {
 			x.PassPicks = append(x.PassPicks, pick)
 			n := len(x.PassPicks)
@@ -252,7 +252,7 @@ func (s *Session) runSearch(st Search, cancel <-chan struct{}) {
 		})
 	}
 	s.search.update(func(x *Search) { x.Step, x.Left = len(st.Sizes), 0 })
-	f := sizing.Recommend(st.Scenario, searchObs(s.Snapshot(), st, meters))
+	f := sizing.Recommend(s.target.sizing(st.Scenario), searchObs(s.Snapshot(), st, meters))
 	q := s.search.state()
 	uncertain := ""
 	switch {

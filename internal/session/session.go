@@ -6,7 +6,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	guard "github.com/offtop/offtop/internal/crash"
 	"math"
 	"os"
 	"runtime"
@@ -14,10 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	guard "github.com/offtop/offtop/internal/crash"
+
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/probe"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 	"github.com/offtop/offtop/latency"
 	"github.com/offtop/offtop/looplag"
 	"github.com/offtop/offtop/pool"
@@ -35,9 +36,9 @@ const MaxWorkers = pool.MaxSize
 
 // Config describes a run. Zero fields take the defaults above; Workers < 0
 // means the suggested size (Suggested: the scenario's own default when it
-// has one, scenarios.Meta.Workers).
+// has one, workload.Info.Workers).
 type Config struct {
-	Scenario   string // scenarios.Default when empty
+	Scenario   string // the catalog's Default when empty
 	Workers    int
 	Interval   time.Duration // sampling period
 	Resolution time.Duration // Loop-delay probe period
@@ -54,7 +55,11 @@ type Config struct {
 	// PerTask starts the run with a goroutine per task instead of the
 	// pool's workers (pool.SetPerTask; the u key toggles it).
 	PerTask   bool
-	Scenarios scenarios.Config
+	Scenarios workload.Config
+	// Catalog is where Scenario and the tab key's next come from; nil is
+	// the registered one (workload.Registered: the scenarios', when
+	// linked). A Program needs none.
+	Catalog workload.Catalog
 	// Clock is the time the session's schedules run on: when a sample and
 	// a search step are due, a sample's Elapsed and dt, a size row's held
 	// time and the windows of its percentiles. It is passed on to the
@@ -82,6 +87,8 @@ var (
 type Session struct {
 	cfg   Config
 	start time.Time
+	// target is what the session runs: scenarios or a program (target.go).
+	target target
 
 	loop *probe.Loop
 	// pool is what is sampled and resized: own, or a Program's.
@@ -147,11 +154,11 @@ type Session struct {
 // scenario fails to start, and whose old one fails to restart, leaves the
 // stopped old one in place, and Close stops it again.
 type stopOnce struct {
-	scenarios.Scenario
+	workload.Workload
 	once sync.Once
 }
 
-func (s *stopOnce) Stop() { s.once.Do(s.Scenario.Stop) }
+func (s *stopOnce) Stop() { s.once.Do(s.Workload.Stop) }
 
 // posted is an action waiting in the queue, with where its result goes.
 type posted struct {
@@ -167,9 +174,6 @@ const maxPending = 1024
 // New validates c and starts the run: Loop, pool, probes, scenario and
 // sampler. The first sample is taken after one Interval.
 func New(c Config) (*Session, error) {
-	if c.Scenario == "" {
-		c.Scenario = scenarios.Default
-	}
 	if c.Interval == 0 {
 		c.Interval = DefaultInterval
 	}
@@ -198,23 +202,13 @@ func New(c Config) (*Session, error) {
 	case c.Workers > MaxWorkers:
 		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
 	}
-	var scen scenarios.Scenario
-	if c.Program != nil {
-		pg := *c.Program // the caller's stays as given
-		c.Program = &pg
-		if pg.Name == "" {
-			pg.Name = DefaultProgramName
-		}
-		c.Scenario, c.Workers = pg.Name, 0
-		if pg.Pool != nil {
-			c.Workers = pg.Pool.Stats().Size
-		}
-		scen = programScenario{name: pg.Name, loop: pg.Post != nil}
-	} else {
-		var err error
-		if scen, err = scenarios.New(c.Scenario, c.Scenarios); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
+	tg, err := newTarget(&c)
+	if err != nil {
+		return nil, err
+	}
+	scen, err := tg.first(c)
+	if err != nil {
+		return nil, err
 	}
 	cpus := sysinfo.ReadCPUs("/")
 	var machineOwn *sysinfo.ProcStat
@@ -223,11 +217,12 @@ func New(c Config) (*Session, error) {
 		c.Machine = machineOwn
 	}
 	if c.Workers < 0 {
-		c.Workers = StartWorkers(c.Scenario, cpus)
+		c.Workers = tg.startWorkers(c.Scenario, cpus)
 	}
 
 	s := &Session{
 		cfg:         c,
+		target:      tg,
 		start:       c.Clock.Now(),
 		loop:        probe.NewLoop(),
 		sys:         sysinfo.NewReader(),
@@ -244,11 +239,8 @@ func New(c Config) (*Session, error) {
 		controlDone: make(chan struct{}),
 		actions:     make(chan posted, maxPending),
 	}
-	var err error
-	if c.Program != nil && c.Program.Pool != nil {
-		s.pool = c.Program.Pool
-	} else {
-		s.own, err = pool.New(pool.Options{
+	if s.pool = tg.pool(); s.pool == nil {
+		own, err := pool.New(pool.Options{
 			Size:     c.Workers,
 			MaxQueue: c.MaxQueue,
 			Inline:   s.loop.Post,
@@ -257,15 +249,13 @@ func New(c Config) (*Session, error) {
 			// handler: terminal restored.
 			PanicHandler: guard.Handle,
 		})
-		s.pool = s.own
-	}
-	if err != nil {
-		s.loop.Close()
-		s.sys.Close()
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	if s.own != nil {
-		s.own.SetPerTask(c.PerTask)
+		if err != nil {
+			s.loop.Close()
+			s.sys.Close()
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		own.SetPerTask(c.PerTask)
+		s.own, s.pool = own, own
 	}
 	if c.GOMAXPROCS > 0 {
 		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
@@ -273,10 +263,11 @@ func New(c Config) (*Session, error) {
 	}
 	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
 	s.sizes.machine = c.Machine.ReadMachine
+	s.sizes.headline = tg.headline
 	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
-	post := s.loop.Post
-	if c.Program != nil && c.Program.Post != nil {
-		post = c.Program.Post
+	post := tg.post()
+	if post == nil {
+		post = s.loop.Post
 	}
 	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
@@ -291,11 +282,12 @@ func New(c Config) (*Session, error) {
 		s.shutdown()
 		return nil, fmt.Errorf("start %s: %w", c.Scenario, err)
 	}
-	s.scen = &stopOnce{Scenario: scen}
-	s.last = s.overlay(Snapshot{Schema: SchemaVersion,
+	s.scen = &stopOnce{Workload: scen}
+	s.last = Snapshot{Schema: SchemaVersion,
 		Sampling: Sampling{Interval: Millis(c.Interval), Resolution: Millis(c.Resolution), Window: Seconds(c.Window)},
-		Machine:  Machine{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), OthersCPUs: -1},
-		Process:  Process{RSSBytes: -1, CPUPercent: -1}})
+		Machine:  Machine{NumCPU: runtime.NumCPU(), OthersCPUs: -1},
+		Process:  Process{RSSBytes: -1, CPUPercent: -1}}
+	s.lay(&s.last, s.readCtl(), s.workers)
 	s.startSampler()
 	go s.control()
 	return s, nil
@@ -303,8 +295,8 @@ func New(c Config) (*Session, error) {
 
 // env is what scenarios get: the Loop and the pool, nothing else. Only a
 // scenario session has one (own).
-func (s *Session) env() scenarios.Env {
-	return scenarios.Env{
+func (s *Session) env() workload.Env {
+	return workload.Env{
 		Post:    s.loop.Post,
 		Do:      s.loop.Do,
 		Offload: s.own.Do,
@@ -357,25 +349,18 @@ func gomaxprocsSource() string {
 	return "runtime"
 }
 
-// Suggest is the pool size offtop suggests for scenario on these CPUs,
-// and the rule in one line: floor(min(affinity, quota)), at least 1, one
-// fewer for a scenario whose Loop must stay responsive (scenarios.Meta.KeepsLoop:
-// server, login; seed 003's cores - 1). See sysinfo.CPUs.Suggest.
+// Suggest is the pool size offtop suggests for scenario of the
+// registered catalog on these CPUs, and the rule in one line
+// (scenarioTarget.suggest).
 func Suggest(scenario string, cpus sysinfo.CPUs) (int, string) {
-	m, _ := scenarios.Lookup(scenario)
-	return cpus.Suggest(m.KeepsLoop)
+	return scenarioTarget{cat: workload.Registered()}.suggest(scenario, cpus)
 }
 
-// StartWorkers is the pool size a run starts with when --workers is not
-// given: the scenario's own default where it has one
-// (scenarios.Meta.Workers: login's 4, libuv's thread pool; io's 4),
-// within 1..MaxWorkers, else the suggestion.
+// StartWorkers is the pool size a run of scenario of the registered
+// catalog starts with when --workers is not given
+// (scenarioTarget.startWorkers).
 func StartWorkers(scenario string, cpus sysinfo.CPUs) int {
-	if m, _ := scenarios.Lookup(scenario); m.Workers > 0 {
-		return min(m.Workers, MaxWorkers)
-	}
-	n, _ := Suggest(scenario, cpus)
-	return n
+	return scenarioTarget{cat: workload.Registered()}.startWorkers(scenario, cpus)
 }
 
 // Samples returns a channel receiving every sample the sampler takes, in
@@ -390,8 +375,11 @@ func (s *Session) Snapshot() Snapshot {
 	snap := s.last
 	s.lastMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.overlay(snap)
+	c := s.readCtl()
+	workers := s.workers
+	s.mu.Unlock()
+	s.lay(&snap, c, workers)
+	return snap
 }
 
 // showLoad puts load, the scenario's load just changed, in the newest
@@ -403,50 +391,55 @@ func (s *Session) showLoad(load string) {
 	s.lastMu.Unlock()
 }
 
-// overlay lays the control state over snap. Callers hold mu.
-func (s *Session) overlay(snap Snapshot) Snapshot {
-	snap.Scenario = s.scenName
-	snap.ScenarioStart = s.scenStart
-	snap.Workers = s.workers
-	snap.Paused = s.paused
-	snap.PerTask = s.own != nil && s.own.PerTask()
+// ctl is the control state read at one moment (readCtl): what runs,
+// the pool size Actions set, who set GOMAXPROCS and to what, the search.
+type ctl struct {
+	Run
+	workers    int
+	scenStart  PoolCounts
+	gmpSource  string
+	gomaxprocs int
+	search     Search
+}
+
+// readCtl reads the control state. Callers hold mu; s.scen is set before
+// the first call and never nil after.
+func (s *Session) readCtl() ctl {
+	return ctl{
+		Run:     Run{Scenario: s.scenName, Paused: s.paused, PerTask: s.own != nil && s.own.PerTask(), Look: s.scen.Look()},
+		workers: s.workers, scenStart: s.scenStart, gmpSource: s.gmpSource,
+		gomaxprocs: runtime.GOMAXPROCS(0), // cheap: reads, sets nothing
+		search:     s.search.state(),
+	}
+}
+
+// lay writes c into snap, the one place a Snapshot's control state and
+// Machine are assembled: what runs, the pool size workers (the sample's,
+// or the control state's), the search, and the Machine from the CPUs read
+// at start, c's GOMAXPROCS and the suggestion for them. snap's NumCPU and
+// others reading (the sample's own) are kept.
+func (s *Session) lay(snap *Snapshot, c ctl, workers int) {
+	snap.Run, snap.Workers, snap.ScenarioStart, snap.Search = c.Run, workers, c.scenStart, c.search
+	m := Machine{
+		GOMAXPROCS: c.gomaxprocs, NumCPU: snap.NumCPU,
+		CPULimit: CPUQuota(s.cpus.Quota), AffinityCPUs: CPUCount(s.cpus.Affinity),
+		GOMAXPROCSSource: c.gmpSource, RuntimeGOMAXPROCS: s.cpus.RuntimeDefaultGOMAXPROCS(),
+		UsableCPUs: s.cpus.Usable(), CPUWarning: s.cpus.Warning,
+		OthersCPUs: snap.OthersCPUs, OthersOf: snap.OthersOf, MachineBusy: snap.MachineBusy,
+	}
 	cpus := s.cpus
-	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
-		cpus.Procs = runtime.GOMAXPROCS(0)
+	if c.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
+		cpus.Procs = c.gomaxprocs
 	}
-	// s.scen is set before the first overlay and never nil after.
-	if s.cfg.Program != nil { // a program named like a scenario is not it
-		snap.SuggestedWorkers, snap.SuggestedRule = cpus.Suggest(false)
-	} else {
-		snap.SuggestedWorkers, snap.SuggestedRule = Suggest(s.scenName, cpus)
+	m.SuggestedWorkers, m.SuggestedRule = s.target.suggest(c.Scenario, cpus)
+	// Oversubscribed: more workers than the CPUs they can run on, the
+	// usable CPUs or GOMAXPROCS if lower (g emulates a smaller machine).
+	usable := m.UsableCPUs
+	if m.GOMAXPROCS > 0 {
+		usable = math.Min(usable, float64(m.GOMAXPROCS))
 	}
-	snap.Look = s.scen.Look()
-	snap.AffinityCPUs, snap.CPULimit, snap.CPUWarning = CPUCount(s.cpus.Affinity), CPUQuota(s.cpus.Quota), s.cpus.Warning
-	snap.UsableCPUs = s.cpus.Usable()
-	snap.RuntimeGOMAXPROCS = s.cpus.RuntimeDefaultGOMAXPROCS()
-	snap.GOMAXPROCSSource = s.gmpSource
-	snap.GOMAXPROCS = runtime.GOMAXPROCS(0) // cheap: reads, sets nothing
-	snap.Oversubscribed = oversubscribed(snap)
-	snap.Search = s.search.state()
-	return snap
-}
-
-// oversubscribed: more workers than the CPUs they can run on, the usable
-// CPUs or GOMAXPROCS if lower (g emulates a smaller machine).
-func oversubscribed(s Snapshot) bool {
-	cpus := s.UsableCPUs
-	if s.GOMAXPROCS > 0 {
-		cpus = math.Min(cpus, float64(s.GOMAXPROCS))
-	}
-	return float64(s.Workers) > cpus
-}
-
-// control copies the control state of ctl (an overlay) into s: what runs,
-// the machine (GOMAXPROCS and NumCPU as ctl read them, with the rest), the
-// size search and the pool's counts when the scenario came on screen.
-func (s *Snapshot) control(ctl Snapshot) {
-	s.Run, s.Machine, s.Search = ctl.Run, ctl.Machine, ctl.Search
-	s.ScenarioStart = ctl.ScenarioStart
+	m.Oversubscribed = float64(workers) > usable
+	snap.Machine = m
 }
 
 // Post queues a for the control goroutine and returns at once; the
@@ -542,7 +535,7 @@ func (s *Session) foldsResize(a Action) bool {
 	if !resize(a) {
 		return false
 	}
-	return !s.zeroRefused() || (a.Kind == SetWorkers && a.N > 0) || (a.Kind == AddWorkers && a.N >= 0)
+	return !s.target.zeroRefused() || (a.Kind == SetWorkers && a.N > 0) || (a.Kind == AddWorkers && a.N >= 0)
 }
 
 // foldable reports whether the resize next can fold into acc, a resize
@@ -586,7 +579,7 @@ func addClamped(x, d, lo, hi int) int {
 
 // apply carries out one action; only the control goroutine calls it.
 func (s *Session) apply(a Action) error {
-	if err := s.programCheck(a); err != nil {
+	if err := s.target.allows(a); err != nil {
 		return err
 	}
 	if !a.search && a.Kind != AutoSize {
@@ -596,11 +589,8 @@ func (s *Session) apply(a Action) error {
 		return nil // posted by a search just canceled: a key came first
 	}
 	s.mu.Lock()
-	scen, workers := s.scen, s.workers
+	scen := s.scen
 	s.mu.Unlock()
-	if s.cfg.Program != nil { // the program may resize its pool itself
-		workers = s.pool.Stats().Size
-	}
 	switch a.Kind {
 	case AutoSize:
 		s.startSearch()
@@ -608,9 +598,9 @@ func (s *Session) apply(a Action) error {
 	case SetWorkers, AddWorkers:
 		n := a.N
 		if a.Kind == AddWorkers {
-			n = addClamped(workers, a.N, 0, MaxWorkers)
+			n = addClamped(s.pool.Stats().Size, a.N, 0, MaxWorkers) // the pool's own: a program may resize it itself
 		}
-		if n == 0 && s.zeroRefused() {
+		if n == 0 && s.target.zeroRefused() {
 			return fmt.Errorf("%w: %w", ErrAction, ErrNoInline)
 		}
 		if err := s.pool.Resize(n); err != nil {
@@ -644,9 +634,9 @@ func (s *Session) apply(a Action) error {
 	case NextScenario:
 		return s.switchScenario()
 	case TogglePerTask:
-		s.own.SetPerTask(!s.own.PerTask()) // a scenario session's: programCheck refuses it in a Program
+		s.own.SetPerTask(!s.own.PerTask()) // the session's own pool: a Program's target refuses it
 	case Turn:
-		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
+		if k, ok := scen.Workload.(workload.Knobber); ok {
 			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
@@ -688,17 +678,11 @@ func (s *Session) switchScenario() error {
 	s.mu.Lock()
 	old, oldName := s.scen, s.scenName
 	s.mu.Unlock()
-	names := scenarios.Names()
-	next := names[0]
-	for i, n := range names {
-		if n == oldName {
-			next = names[(i+1)%len(names)]
-		}
-	}
-	scen, err := scenarios.New(next, s.cfg.Scenarios)
+	scen, err := s.target.next(oldName)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrAction, err)
 	}
+	next := scen.Name()
 	old.Stop()
 	k := s.sizeKey()
 	k.scen = next
@@ -708,9 +692,9 @@ func (s *Session) switchScenario() error {
 		k.scen = oldName
 		s.enterSize(k)
 		// Fall back to a fresh copy of the old scenario so the run goes on.
-		if again, err2 := scenarios.New(oldName, s.cfg.Scenarios); err2 == nil && again.Start(s.env()) == nil {
+		if again, err2 := s.target.again(oldName); err2 == nil && again.Start(s.env()) == nil {
 			s.mu.Lock()
-			s.scen = &stopOnce{Scenario: again}
+			s.scen = &stopOnce{Workload: again}
 			s.mu.Unlock()
 		}
 		return fmt.Errorf("%w: start %s: %w", ErrAction, next, err)
@@ -719,7 +703,7 @@ func (s *Session) switchScenario() error {
 	s.histGen.Add(1)
 	c := s.pool.Stats().Counts
 	s.mu.Lock()
-	s.scen, s.scenName, s.paused = &stopOnce{Scenario: scen}, next, false
+	s.scen, s.scenName, s.paused = &stopOnce{Workload: scen}, next, false
 	s.scenStart = PoolCounts{Submitted: c.Submitted, Completed: c.Completed, Failed: c.Failed, TimedOut: c.TimedOut, Rejected: c.Rejected}
 	s.mu.Unlock()
 	return nil

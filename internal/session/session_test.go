@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/offtop/offtop/internal/clock"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/clock"
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"go.uber.org/goleak"
@@ -23,6 +25,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// stepped is newSession on a fake clock (the sampler's and the
+// scenarios' schedules; the probes and the pool keep real time), and
+// step, which moves the clock one interval and returns the sample that
+// brings: no sample comes unless the test steps.
+func stepped(t *testing.T, c Config) (*Session, func() Snapshot) {
+	t.Helper()
+	clk := clock.NewFake(time.Now())
+	c.Clock = clk
+	s := newSession(t, c)
+	iv := s.cfg.Interval
+	return s, func() Snapshot {
+		t.Helper()
+		clk.Advance(iv) // the sampler set its wait before its last sample went out
+		select {
+		case snap := <-s.Samples():
+			return snap
+		case <-time.After(20 * time.Second):
+			t.Fatal("no sample after the clock moved")
+		}
+		return Snapshot{}
 	}
 }
 
@@ -70,7 +95,7 @@ func TestCountsAddUpAtEverySample(t *testing.T) {
 
 func TestEveryActionChangesTheSnapshot(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 1})
 	apply := func(a Action) Snapshot {
 		t.Helper()
 		if err := s.Apply(a); err != nil {
@@ -96,25 +121,32 @@ func TestEveryActionChangesTheSnapshot(t *testing.T) {
 	if !apply(Action{Kind: TogglePause}).Paused {
 		t.Error("TogglePause: not paused")
 	}
-	waitFor(t, "a sample with the load text", func() bool { return s.Snapshot().Load != "" })
-	before := s.Snapshot().Load
-	apply(Action{Kind: Load, N: 1})
-	waitFor(t, "the load text to change", func() bool { return s.Snapshot().Load != before })
+	before := step().Load
+	if before == "" {
+		t.Fatal("a sample without the load text")
+	}
+	if got := apply(Action{Kind: Load, N: 1}).Load; got == before { // shown at once, no sample needed
+		t.Errorf("Load +1: load text still %q", got)
+	}
 	if got := apply(Action{Kind: NextScenario}).Scenario; got == "stall" {
 		t.Errorf("NextScenario: still %s", got)
 	}
-	waitFor(t, "probe samples", func() bool { return s.Snapshot().ProbeTotal.Count > 0 })
+	// The Loop probe ticks in real time: wait for ticks, then sample them.
+	waitFor(t, "probe ticks", func() bool { return s.lag.Stats().CorrectedAll.Count >= 20 })
+	c := step().ProbeTotal.Count
+	if c < 20 {
+		t.Fatalf("a sample after 20 probe ticks counts %d", c)
+	}
 	apply(Action{Kind: Reset})
-	if c := s.Snapshot().ProbeTotal.Count; c > 0 {
-		// The snapshot is the last sample; the next one must show the reset.
-		waitFor(t, "a sample after reset", func() bool { return s.Snapshot().ProbeTotal.Count < c })
+	if got := step().ProbeTotal.Count; got >= c {
+		t.Errorf("the sample after reset counts %d probe samples, %d before it", got, c)
 	}
 	s.Close()
 }
 
 func TestHeadlessJSONHasTheDesignFields(t *testing.T) {
-	s := newSession(t, Config{Scenario: "stall", Workers: 1})
-	snap := <-s.Samples()
+	_, step := stepped(t, Config{Scenario: "stall", Workers: 1})
+	snap := step()
 	b, err := json.Marshal(snap)
 	if err != nil {
 		t.Fatal(err)
@@ -222,13 +254,14 @@ func TestScenarioKeysReachTheirScenario(t *testing.T) {
 		{"breakeven", Action{Kind: Turn, Key: "S"}},
 		{"io", Action{Kind: Turn, Key: "c"}},
 	} {
-		s := newSession(t, Config{Scenario: c.scenario, Workers: 1, Scale: 0.05})
-		waitFor(t, "a first sample", func() bool { return s.Snapshot().Load != "" })
-		before := s.Snapshot().Load
+		s, step := stepped(t, Config{Scenario: c.scenario, Workers: 1, Scale: 0.05})
+		before := step().Load
 		if err := s.Apply(c.a); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, c.scenario+"'s load text to change", func() bool { return s.Snapshot().Load != before })
+		if got := step().Load; got == before {
+			t.Errorf("%s: load text still %q at the next sample", c.scenario, got)
+		}
 		s.Close()
 	}
 }
@@ -240,7 +273,7 @@ func TestGOMAXPROCSKeys(t *testing.T) {
 		t.Skip("needs 2 CPUs")
 	}
 	defer runtime.SetDefaultGOMAXPROCS()
-	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	s, _ := stepped(t, Config{Scenario: "stall", Workers: 1}) // no sample needed: Snapshot lays the control state over
 	before := s.Snapshot().GOMAXPROCS
 	if err := s.Apply(Action{Kind: SetWorkers, N: 8}); err != nil || s.Snapshot().GOMAXPROCS != before {
 		t.Fatalf("resizing the pool changed GOMAXPROCS: %v", err)
@@ -269,7 +302,7 @@ func TestGOMAXPROCSKeys(t *testing.T) {
 // and the actions keep their order.
 func TestResizeBurstAppliesAsOne(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := newSession(t, Config{Scenario: "stall", Workers: 1})
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 1})
 	var res []<-chan error
 	res = append(res, s.Post(Action{Kind: NextScenario}), s.Post(Action{Kind: NextScenario})) // slow: the rest waits
 	want := 1
@@ -291,16 +324,10 @@ func TestResizeBurstAppliesAsOne(t *testing.T) {
 	if w := s.Snapshot().Workers; w != want {
 		t.Errorf("workers %d after the burst, want %d", w, want)
 	}
-	var snap Snapshot
-	waitFor(t, "a sample with the end size's row", func() bool {
-		snap = s.Snapshot()
-		for _, r := range snap.Sizes {
-			if r.Scenario == snap.Scenario && r.Workers == want {
-				return true
-			}
-		}
-		return false
-	})
+	snap := step()
+	if !slices.ContainsFunc(snap.Sizes, func(r SizeRow) bool { return r.Scenario == snap.Scenario && r.Workers == want }) {
+		t.Fatalf("the sample after the burst has no row of %d workers: %+v", want, snap.Sizes)
+	}
 	rows := 0
 	for _, r := range snap.Sizes {
 		if r.Scenario == snap.Scenario {

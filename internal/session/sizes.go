@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/hist"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // SizeRow is what one pool size did while it was held: per scenario, per
@@ -40,7 +40,7 @@ type SizeRow struct {
 	// coordinated omission.
 	Probe hist.Summary
 	// Headline is the scenario's headline latency at this size
-	// (scenarios.Headline; for stall, the probe itself).
+	// (target.headline; for stall, the probe itself).
 	Headline     hist.Summary
 	HeadlineName string
 	// Completed is pool tasks completed while the size was held.
@@ -143,7 +143,10 @@ type sizes struct {
 	read counters
 	// machine reads the rest of the machine's CPU; nil: unknown.
 	machine func() sysinfo.MachineSample
-	res     time.Duration // probe resolution: the correction interval
+	// headline is the headline of the workload named (target.headline);
+	// nil: the Loop probe (workload.ProbeHeadline).
+	headline func(name string) workload.HeadlineSpec
+	res      time.Duration // probe resolution: the correction interval
 
 	// second is the Loop probe, corrected, over the last second (the
 	// charts' per-second p99); window is every headline observation over
@@ -155,6 +158,23 @@ type sizes struct {
 	rows     map[sizeKey]*sizeAcc
 	order    []*sizeAcc     // in order of first use
 	stretchs []*sizeStretch // newest last, at most maxStretches
+}
+
+// spec is the headline of the workload named name.
+func (z *sizes) spec(name string) workload.HeadlineSpec {
+	if z.headline == nil {
+		return workload.ProbeHeadline
+	}
+	return z.headline(name)
+}
+
+// headlineOf is the headline figure spec names: the Loop probe's figure
+// when the headline is the probe (FromProbe), else the workload's own.
+func headlineOf[T any](spec workload.HeadlineSpec, probe, own T) T {
+	if spec.FromProbe {
+		return probe
+	}
+	return own
 }
 
 // maxStretches bounds the stretches kept to file late observations under;
@@ -179,6 +199,12 @@ func (z *sizes) enter(k sizeKey, drained bool) *sizeStretch {
 	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	return z.enterAt(k, drained, now, done, cpu, cpuOK, m)
+}
+
+// enterAt is enter at now, with the counters and the machine read then.
+// Callers hold mu.
+func (z *sizes) enterAt(k sizeKey, drained bool, now time.Time, done int64, cpu time.Duration, cpuOK bool, m sysinfo.MachineSample) *sizeStretch {
 	cur := z.current()
 	if cur != nil && cur.acc.key == k && z.rows[k] == cur.acc {
 		return nil
@@ -311,17 +337,20 @@ func (st *sizeStretch) span(now time.Time, done int64, cpu time.Duration, cpuOK 
 }
 
 // clear forgets scen's rows (the r key) and starts the row k afresh,
-// counting at once.
+// counting at once; a reader sees the rows before or after, never none.
 func (z *sizes) clear(scen string, k sizeKey) {
+	now := z.now()
+	done, cpu, cpuOK := z.read()
+	m := z.readMachine()
 	z.mu.Lock()
+	defer z.mu.Unlock()
 	for key, acc := range z.rows {
 		if key.scen == scen {
 			delete(z.rows, key)
 			z.order = slices.DeleteFunc(z.order, func(a *sizeAcc) bool { return a == acc })
 		}
 	}
-	z.mu.Unlock()
-	z.enter(k, true)
+	z.enterAt(k, true, now, done, cpu, cpuOK, m)
 }
 
 // file returns the row an observation that began at start belongs to, or
@@ -438,7 +467,7 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 	}
 	out := make([]SizeRow, 0, len(z.order))
 	for _, a := range z.order {
-		spec := scenarios.Headline(a.key.scen)
+		spec := z.spec(a.key.scen)
 		r := SizeRow{
 			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs,
 			Held: a.held, Idle: a.idle, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
@@ -472,9 +501,7 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 		if v := r.OthersCPUs(); !math.IsNaN(v) {
 			r.MachineBusy = sysinfo.Busy(v, cpus)
 		}
-		if spec.FromProbe {
-			r.Headline = r.Probe
-		}
+		r.Headline = headlineOf(spec, r.Probe, r.Headline)
 		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b SizeRow) int {

@@ -1,8 +1,12 @@
 package session
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // fakeClock is an injected clock and counter source for sizes.
@@ -36,6 +40,7 @@ func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(8*time.Second, 160, 8)
 	z.settle(z.enter(sizeKey{"server", 1, 2}, false))
@@ -76,6 +81,7 @@ func TestSizesFileByStart(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(time.Second, 0, 0)
 	z.observeHeadline(800 * time.Millisecond)
@@ -109,6 +115,7 @@ func TestSizesProbeCorrected(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"stall", 1, 2}, true)
 	c.at(time.Second, 0, 0)
 	z.observeProbe(100 * time.Millisecond)
@@ -127,6 +134,7 @@ func TestSizesClearAndScenarios(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"server", 0, 2}, true)
 	c.at(2*time.Second, 0, 0)
 	z.enter(sizeKey{"count", 0, 2}, true)
@@ -152,27 +160,16 @@ func TestSizesClearAndScenarios(t *testing.T) {
 // TestSessionCarriesSizes: a real session's samples carry a row per size
 // held, the current one marked, and the headless JSON has them as sizes.
 func TestSessionCarriesSizes(t *testing.T) {
-	s, err := New(Config{Scenario: "stall", Workers: 0, Interval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 0})
 	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case <-deadline:
-			t.Fatal("no sample with both rows")
-		case snap := <-s.Samples():
-			if rs := snap.Sizes; len(rs) == 2 && rs[1].Current && rs[1].Workers == 2 && rs[0].Workers == 0 {
-				if j0, j1 := rs[0].JSON(), rs[1].JSON(); j0.Headline != "probe" || j0.HeldS < 0 || j1.HeldS <= 0 {
-					t.Errorf("sizes %+v %+v", j0, j1)
-				}
-				return
-			}
-		}
+	rs := step().Sizes
+	if len(rs) != 2 || !rs[1].Current || rs[1].Workers != 2 || rs[0].Workers != 0 {
+		t.Fatalf("the sample after the resize: sizes %+v, want 0 then 2 (current)", rs)
+	}
+	if j0, j1 := rs[0].JSON(), rs[1].JSON(); j0.Headline != "probe" || j0.HeldS < 0 || j1.HeldS <= 0 {
+		t.Errorf("sizes %+v %+v", j0, j1)
 	}
 }
 
@@ -180,29 +177,22 @@ func TestSessionCarriesSizes(t *testing.T) {
 // scenario's size rows (one fresh row for the size in force); the pool
 // size history follows the size.
 func TestResetClearsHistoryAndRows(t *testing.T) {
-	s, err := New(Config{Scenario: "stall", Workers: 1, Interval: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 1, Interval: 10 * time.Millisecond})
 	if err := s.Apply(Action{Kind: SetWorkers, N: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var snap Snapshot
-	for time.Duration(snap.Elapsed) < 300*time.Millisecond || len(snap.Sizes) < 2 {
-		snap = <-s.Samples()
+	for range 5 {
+		snap = step()
 	}
-	if n := len(snap.WorkersHistory); n < 5 || snap.WorkersHistory[n-1] != 2 || len(snap.ProbeP99History) != n {
-		t.Fatalf("history before r: workers %v, probe %d points", snap.WorkersHistory, len(snap.ProbeP99History))
+	if n := len(snap.WorkersHistory); n != 5 || snap.WorkersHistory[n-1] != 2 || len(snap.ProbeP99History) != n || len(snap.Sizes) != 2 {
+		t.Fatalf("history before r: workers %v, probe %d points, %d rows", snap.WorkersHistory, len(snap.ProbeP99History), len(snap.Sizes))
 	}
 	if err := s.Apply(Action{Kind: Reset}); err != nil {
 		t.Fatal(err)
 	}
-	snap = <-s.Samples()
-	for snap.Sizes[0].Workers != 2 { // a sample taken before the reset applied
-		snap = <-s.Samples()
-	}
-	if len(snap.WorkersHistory) > 3 || len(snap.Sizes) != 1 || !snap.Sizes[0].Current {
+	snap = step()
+	if len(snap.WorkersHistory) != 1 || len(snap.Sizes) != 1 || snap.Sizes[0].Workers != 2 || !snap.Sizes[0].Current {
 		t.Errorf("after r: %d history points, sizes %+v", len(snap.WorkersHistory), snap.Sizes)
 	}
 }
@@ -214,6 +204,7 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"server", 1, 2}, true)
 	c.at(2*time.Second, 40, 1)
 	z.observeProbe(5 * time.Millisecond) // counts: the load is on
@@ -248,5 +239,43 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	}
 	if r := rowOf(t, z.snapshot(), "server", 2); r.Held != time.Second {
 		t.Errorf("row 2 held %v paused again, want 1s", r.Held)
+	}
+}
+
+// TestSizesClearNeverShowsNoRows: a reader during clear (r) sees the rows
+// before it or the fresh one after, never none with none current. The
+// reader here runs inside clear's own reading of the machine.
+func TestSizesClearNeverShowsNoRows(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline // the registry\'s: server\'s ping
+	var inside bool
+	var seen [][]SizeRow
+	z.machine = func() sysinfo.MachineSample {
+		if inside {
+			inside = false // snapshot reads the machine too
+			seen = append(seen, z.snapshot())
+			inside = true
+		}
+		return sysinfo.MachineSample{}
+	}
+	z.enter(sizeKey{"stall", 1, 2}, true)
+	c.at(time.Second, 10, 0.5)
+	z.enter(sizeKey{"stall", 2, 2}, true)
+	c.at(2*time.Second, 20, 1)
+	inside = true
+	z.clear("stall", sizeKey{"stall", 2, 2})
+	inside = false
+	if len(seen) == 0 {
+		t.Fatal("no read during clear")
+	}
+	for _, rows := range seen {
+		if !slices.ContainsFunc(rows, func(r SizeRow) bool { return r.Current }) {
+			t.Fatalf("a read during clear saw rows %+v: none current", rows)
+		}
+	}
+	if rows := z.snapshot(); len(rows) != 1 || rows[0].Workers != 2 || !rows[0].Current || rows[0].Held != 0 {
+		t.Fatalf("after clear: %+v, want the one fresh row of 2 workers", rows)
 	}
 }

@@ -40,7 +40,7 @@ type Snapshot struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	Sampling
 	History
-	// Headline is the scenario's headline latency (scenarios.Headline)
+	// Headline is the scenario's headline latency (workload.HeadlineSpec)
 	// over the window, every size together: the figure to watch, now.
 	Headline hist.Summary `json:"-"`
 	Link     `json:"-"`
@@ -94,7 +94,7 @@ type Machine struct {
 	MachineBusy bool    `json:"machine_busy"`
 }
 
-// Status is what the scenario reports at the sample (scenarios.Status).
+// Status is what the scenario reports at the sample (workload.Status).
 type Status struct {
 	// Load is the scenario's load in its own terms ([ and ] change it).
 	Load     string   `json:"load"`
@@ -303,7 +303,7 @@ const (
 	CancelAutoSize
 	// TogglePerTask turns the goroutine-per-task mode on or off (u).
 	TogglePerTask
-	// Turn turns the scenario's knob bound to Key (scenarios.Knob: server's
+	// Turn turns the scenario's knob bound to Key (workload.Knob: server's
 	// Loops, count's split, breakeven's payload kind and size, io's CPU
 	// work); a scenario without that knob ignores it.
 	Turn

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // The unit types of a Snapshot: each says in its type what its figure is
@@ -261,8 +261,8 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 // Readouts are the scenario's readouts in order. In JSON they are the
 // object extra, key to value: a number to 3 decimals, true/false, a
 // string, or null while unknown. Decoded, they come back sorted by key,
-// with the key as label and the unit its key names (scenarios.UnitOf).
-type Readouts []scenarios.Readout
+// with the key as label and the unit its key names (workload.UnitOf).
+type Readouts []workload.Readout
 
 // MarshalJSON writes the extra object, {} when there are none.
 func (rs Readouts) MarshalJSON() ([]byte, error) {
@@ -297,7 +297,7 @@ func (rs *Readouts) UnmarshalJSON(b []byte) error {
 	slices.Sort(keys)
 	*rs = nil
 	for _, k := range keys {
-		r := scenarios.Readout{Key: k, Label: k, Unit: scenarios.UnitOf(k)}
+		r := workload.Readout{Key: k, Label: k, Unit: workload.UnitOf(k)}
 		switch v := m[k].(type) {
 		case bool:
 			r.Bool, r.Known, r.Unit = true, true, ""

@@ -1,7 +1,7 @@
 // Package sizing picks the pool size to run a scenario at from what was
 // measured at several sizes: the Universal Scalability Law fitted to
 // throughput (internal/fit), and the scenario's own rule
-// (scenarios.Sizing): the USL knee for throughput-bound work, the
+// (workload.SizingSpec): the USL knee for throughput-bound work, the
 // lowest headline p99 with a responsive Loop for servers, Little's law for
 // open-loop I/O. The sweep (--fit) and the dashboard's search (the a key)
 // both call Recommend, so both pick the same way.
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/fit"
-	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // Obs is one measured run at one pool size. NaN marks a figure with no
@@ -114,12 +114,11 @@ func FitSizes(obs []Obs) int {
 }
 
 // Recommend fits the USL to the throughput of obs at sizes >= 1 and picks
-// a size by scenario's rule (scenarios.Sizing). Repeated runs of a size
+// a size by rule (a scenario's: workload.SizingSpec). Repeated runs of a size
 // are all fitted; the latency and little rules read the median of each
 // size's runs. It never fails: a rule that cannot pick says why in Line,
 // with Recommended -1.
-func Recommend(scenario string, obs []Obs) Fit {
-	rule := scenarios.Sizing(scenario).Rule
+func Recommend(rule workload.SizeRule, obs []Obs) Fit {
 	f := Fit{Rule: rule.String(), Recommended: -1}
 	var pts []fit.Point
 	for _, o := range obs {
@@ -148,9 +147,9 @@ func Recommend(scenario string, obs []Obs) Fit {
 		f.Verdict = u.Verdict()
 	}
 	switch rule {
-	case scenarios.RuleLatency:
+	case workload.RuleLatency:
 		f.latency(medians(obs))
-	case scenarios.RuleLittle:
+	case workload.RuleLittle:
 		f.little(obs)
 	default:
 		f.knee(medians(obs))
@@ -208,7 +207,7 @@ func measuredKnee(rows []Obs) (int, bool) {
 // latency picks the lowest headline p99 among sizes whose Loop p99 is
 // within the bound; a tie goes to fewer workers.
 func (f *Fit) latency(rows []Obs) {
-	bound := scenarios.LoopP99BoundMS
+	bound := workload.LoopP99BoundMS
 	f.LoopBoundMS = num(bound)
 	rule := fmt.Sprintf("lowest headline p99 with the Loop's p99 under %g ms", bound)
 	best := -1
@@ -412,16 +411,16 @@ func (m *Meter) ServiceMS(throughput float64) float64 {
 // said to be the search's own ("during the search: ping p99 0.391 ms, Loop
 // p99 0.255 ms"): the rows go on growing after it, its figures do not. h
 // is the scenario's headline. figures is "" when no size could be picked.
-func (f Fit) Short(h scenarios.HeadlineSpec) (pick, figures string) {
+func (f Fit) Short(h workload.HeadlineSpec) (pick, figures string) {
 	if f.Recommended < 0 {
 		return "auto: no size: " + strings.TrimPrefix(f.Line, "recommended: none: "), ""
 	}
 	n := SizeName(f.Recommended)
 	switch f.Rule {
-	case scenarios.RuleLatency.String():
-		return fmt.Sprintf("auto R: %s, %s with Loop p99 < %g ms", n, h.Rule(), scenarios.LoopP99BoundMS),
+	case workload.RuleLatency.String():
+		return fmt.Sprintf("auto R: %s, %s with Loop p99 < %g ms", n, h.Rule(), workload.LoopP99BoundMS),
 			fmt.Sprintf("during the search: %s %.3g %s, Loop p99 %.3g ms", h.Label(), *f.HeadlineP99MS, h.Unit, *f.LoopP99MS)
-	case scenarios.RuleLittle.String():
+	case workload.RuleLittle.String():
 		return fmt.Sprintf("auto R: %s by Little's law (busy workers = arrivals x service)", n),
 			fmt.Sprintf("during the search: %.3g/s x %.3g ms = %.3g busy", *f.ArrivalPerS, *f.ServiceMS, *f.LittleL)
 	}

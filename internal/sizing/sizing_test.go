@@ -22,7 +22,7 @@ func TestKneeRule(t *testing.T) {
 			o = append(o, obs(i+1, v, 1000/v, 1))
 		}
 	}
-	f := Recommend("count", o)
+	f := Recommend(scenarios.Sizing("count").Rule, o)
 	if f.Rule != "knee" || f.Recommended != 2 || f.NPeak == nil || *f.NPeak < 1.5 || *f.NPeak > 3.5 || f.Points != 12 {
 		t.Errorf("%+v", f)
 	}
@@ -41,14 +41,14 @@ func TestLatencyRule(t *testing.T) {
 		obs(2, 18, 12, 3), obs(2, 18, 7, 60), obs(2, 18, 6, 70), // median Loop 60: out
 		obs(3, 20, 10, 20),
 	}
-	f := Recommend("server", o)
+	f := Recommend(scenarios.Sizing("server").Rule, o)
 	if f.Rule != "latency" || f.Recommended != 1 || f.LoopBoundMS == nil || *f.LoopBoundMS != scenarios.LoopP99BoundMS {
 		t.Errorf("%+v", f)
 	}
 	if !strings.Contains(f.Line, "Loop's p99 under 50 ms") {
 		t.Error(f.Line)
 	}
-	none := Recommend("server", []Obs{obs(0, 1, 5, 400), obs(1, 10, 9, 70), obs(2, 18, 12, 65)})
+	none := Recommend(scenarios.Sizing("server").Rule, []Obs{obs(0, 1, 5, 400), obs(1, 10, 9, 70), obs(2, 18, 12, 65)})
 	if want := "recommended: none: the Loop's p99 was over 50 ms at every size (lowest 65 ms, at 2 workers)"; none.Recommended != -1 || none.Line != want {
 		t.Errorf("%+v\nwant line %q", none, want)
 	}
@@ -66,7 +66,7 @@ func TestLittleRule(t *testing.T) {
 			x := math.Min(float64(w)*1000/c.ms, 160)
 			o = append(o, Obs{Workers: w, ThroughputPerS: x, HeadlineP99MS: 60, LoopP99MS: 1, ArrivalPerS: 160, ServiceMS: c.ms})
 		}
-		f := Recommend("io", o)
+		f := Recommend(scenarios.Sizing("io").Rule, o)
 		if f.Rule != "little" || f.Recommended != c.want || f.LittleL == nil || math.Abs(*f.LittleL-160*c.ms/1000) > 1e-9 {
 			t.Errorf("%v ms: %+v", c.ms, f)
 		}
@@ -74,7 +74,7 @@ func TestLittleRule(t *testing.T) {
 			t.Error(f.Line)
 		}
 	}
-	if f := Recommend("io", []Obs{obs(1, 1, 1, 1)}); f.Recommended != -1 {
+	if f := Recommend(scenarios.Sizing("io").Rule, []Obs{obs(1, 1, 1, 1)}); f.Recommended != -1 {
 		t.Errorf("no arrivals: %+v", f)
 	}
 }
@@ -86,7 +86,7 @@ func TestLinearHasNoPeak(t *testing.T) {
 	for _, w := range []int{1, 2, 4, 8, 16} {
 		o = append(o, obs(w, 10*float64(w), 1, 1))
 	}
-	f := Recommend("count", o)
+	f := Recommend(scenarios.Sizing("count").Rule, o)
 	if f.PeakWithin || !strings.Contains(f.Verdict, "no peak within the sizes tried") {
 		t.Errorf("%+v", f)
 	}
@@ -123,7 +123,7 @@ func TestSpread(t *testing.T) {
 // stops gaining after 2.
 func TestPoorFitKneeFromTheTable(t *testing.T) {
 	o := []Obs{obs(1, 17.3, 1, 1), obs(2, 28.9, 1, 1), obs(3, 15.0, 1, 1), obs(4, 29.8, 1, 1)}
-	f := Recommend("count", o)
+	f := Recommend(scenarios.Sizing("count").Rule, o)
 	if f.R2 == nil || *f.R2 >= PoorR2 || f.Recommended != 2 || !strings.Contains(f.Line, "measured medians") {
 		t.Errorf("%+v", f)
 	}
@@ -135,7 +135,7 @@ func TestPoorFitKneeFromTheTable(t *testing.T) {
 // TestNoTasksNoFit: sizes without pool tasks (stall) give no fit, saying
 // why, and no size.
 func TestNoTasksNoFit(t *testing.T) {
-	f := Recommend("stall", []Obs{obs(1, 0, 80, 80), obs(2, 0, 80, 80), obs(3, 0, 80, 80), obs(4, 0, 80, 80)})
+	f := Recommend(scenarios.Sizing("stall").Rule, []Obs{obs(1, 0, 80, 80), obs(2, 0, 80, 80), obs(3, 0, 80, 80), obs(4, 0, 80, 80)})
 	if f.Recommended != -1 || f.FitError != "0 of the 4 sizes of 1 or more completed pool tasks, need 4" || f.Lambda != nil {
 		t.Errorf("%+v", f)
 	}

@@ -402,7 +402,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 				obs = append(obs, r.obs())
 			}
 		}
-		f := sizing.Recommend(res.Scenario, obs)
+		f := sizing.Recommend(scenarios.Sizing(res.Scenario).Rule, obs)
 		res.Fit = &f
 	}
 	res.Interrupted = err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())

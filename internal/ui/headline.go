@@ -6,7 +6,6 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/report"
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -21,12 +20,12 @@ const headlineLines = 2
 //	▶ ping p99  now   8.4 ms (5s)    at the pick   3.1 ms (1 worker)
 //	loop probe p99    1.2 ms  (5s, corrected)    at this size   1.1 ms
 func headlinePanel(s session.Snapshot, w int) []string {
-	spec := scenarios.Headline(s.Scenario)
 	win := "window"
 	if s.Window > 0 {
 		win = fmtDur(time.Duration(s.Window))
 	}
 	t := report.For(s.Sizes, s.Scenario, report.MinHeld)
+	spec := t.Spec
 	if p := report.PickFor(s, t); p.From == report.FromSearch { // the panel's one answer
 		t = t.WithBest(p.Workers)
 	}

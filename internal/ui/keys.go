@@ -8,8 +8,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // keyDef declares one key: everything offtop does with it. The key map,
@@ -112,7 +112,7 @@ func declaredKeys() []keyDef {
 		{keys: []string{"u"}, label: "u", help: "goroutine per task on/off", act: post(session.Action{Kind: session.TogglePerTask}),
 			fold: true, script: true},
 	}
-	load = append(load, knobDefs(scenarios.AllKnobs())...)
+	load = append(load, knobDefs(workload.AllKnobs())...)
 	view := []keyDef{
 		{keys: []string{"r"}, label: "r", help: "reset figures", act: post(session.Action{Kind: session.Reset}),
 			foot: footSpot{at: 9, key: "r", desc: "reset"}, script: true},
@@ -142,9 +142,9 @@ func declaredKeys() []keyDef {
 // knobDefs declares the scenarios' knobs, one key each, posting
 // session.Turn, in --help's order (c l L o). The knobs come in here
 // only, from declaredKeys.
-func knobDefs(knobs []scenarios.Knob) []keyDef {
+func knobDefs(knobs []workload.Knob) []keyDef {
 	knobs = slices.Clone(knobs)
-	slices.SortStableFunc(knobs, func(a, b scenarios.Knob) int { return letterOrder(a.Key, b.Key) })
+	slices.SortStableFunc(knobs, func(a, b workload.Knob) int { return letterOrder(a.Key, b.Key) })
 	var out []keyDef
 	for _, k := range knobs {
 		out = append(out, keyDef{keys: []string{k.Key}, label: k.Key, help: k.Help,

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // readoutValueW is the fewest cells a readout's value gets in its cell;
@@ -126,7 +126,7 @@ func (g readoutGrid) panel(w, n int) []string {
 // readoutValue formats a readout: Text wins; unknown is n/a; Bool is
 // true/false; a number gets its Unit (bytes in MiB, 2^20) unless the
 // label already names it.
-func readoutValue(r scenarios.Readout) string {
+func readoutValue(r workload.Readout) string {
 	switch {
 	case r.Text != "":
 		return r.Text
@@ -141,10 +141,10 @@ func readoutValue(r scenarios.Readout) string {
 	v := r.Value
 	unit := ""
 	switch r.Unit {
-	case scenarios.Count:
-	case scenarios.UnitPerSec, scenarios.UnitPercent:
+	case workload.Count:
+	case workload.UnitPerSec, workload.UnitPercent:
 		unit = string(r.Unit)
-	case scenarios.UnitBytes:
+	case workload.UnitBytes:
 		v, unit = v/(1<<20), " MiB"
 	default:
 		unit = " " + string(r.Unit)

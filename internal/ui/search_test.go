@@ -7,6 +7,7 @@ import (
 
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // TestSizesPanelShowsTheSearch: while the search runs, the panel's title
@@ -32,7 +33,7 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 			t.Errorf("%v: the search does not say it cleared the rows\n%s", sz, out)
 		}
 	}
-	f := sizing.Recommend("server", []sizing.Obs{
+	f := sizing.Recommend(workload.RuleLatency, []sizing.Obs{
 		{Workers: 1, ThroughputPerS: 20, HeadlineP99MS: 8.4, LoopP99MS: 1.2},
 		{Workers: 2, ThroughputPerS: 30, HeadlineP99MS: 57, LoopP99MS: 55},
 		{Workers: 3, ThroughputPerS: 33, HeadlineP99MS: 60, LoopP99MS: 56},
