@@ -63,6 +63,7 @@ async function mix(base, seconds, done) {
 // tasks' length, compared over the same span.
 test('server: the probe reads /ping at pool 0, pool 1 is 10x better', {
   skip: !autocannon && 'autocannon not installed (npm install autocannon in node/, or NODE_PATH)',
+  timeout: 240000,
 }, async (t) => {
   const why = busy();
   if (why) return t.skip(why);
