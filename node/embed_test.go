@@ -14,7 +14,7 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"preload.js", "index.js", "package.json", "lib/agent.js", "lib/hist.js", "lib/pool.js", "lib/pool-worker.js", "lib/probe.js", "lib/threads.js"} {
+	for _, f := range []string{"preload.js", "index.js", "package.json", "lib/agent.js", "lib/hist.js", "lib/metrics.js", "lib/pool.js", "lib/pool-worker.js", "lib/probe.js", "lib/threads.js"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

@@ -9,10 +9,17 @@
 //   OFFTOP_ADDR_FILE     write the bound host:port there once serving
 //   OFFTOP_INTERVAL_MS, OFFTOP_RESOLUTION_MS  sampling and probe periods
 // The agent says where it serves on stderr. A bad setting is one line on
-// stderr and exit 2, before the program runs. Only the first process
+// stderr and exit 2, before the program runs (so is a Node older than
+// package.json's engines). Only the first process
 // runs an agent: its children (fork, cluster), which inherit --require,
 // see OFFTOP_AGENT_PID and start none.
 const { isMainThread } = require('node:worker_threads');
+const engines = require('./lib/engines');
+
+if (engines.older(process.version)) {
+  process.stderr.write(`offtop agent: Node ${process.version} is older than ${engines.floor.text}, the oldest the agent runs on\n`);
+  process.exit(2);
+}
 
 const first = !process.env.OFFTOP_AGENT_PID || process.env.OFFTOP_AGENT_PID === String(process.pid);
 if (isMainThread && first) {

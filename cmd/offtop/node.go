@@ -19,7 +19,7 @@ import (
 )
 
 const nodeUsage = `usage: offtop node [flags] -- app.js [ARGS...]   a Node.js program with offtop's agent, and its dashboard
-  Runs node --require <offtop's agent> app.js ARGS (node from PATH, 20 or later)
+  Runs node --require <offtop's agent> app.js ARGS (node from PATH, 18.14 or later)
   and attaches to it; q ends both. The program's output goes to a log file
   named at the end; the program's exit status is reported.
 flags:
@@ -81,7 +81,7 @@ func runNode(args []string, stdout, stderr io.Writer, cr *crasher) int {
 	})
 	nodeBin, err := exec.LookPath("node")
 	if err != nil {
-		return fail("no node on PATH (offtop node runs Node.js 20 or later)")
+		return fail("no node on PATH (offtop node runs Node.js 18.14 or later)")
 	}
 	script := prog[0]
 	if !strings.HasPrefix(script, "-") {

@@ -17,7 +17,7 @@ import (
 func needNode(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node on PATH: the Node agent is not tested (install Node.js 20 or later)")
+		t.Skip("no node on PATH: the Node agent is not tested (install Node.js 18.14 or later)")
 	}
 }
 

@@ -14,6 +14,7 @@ const crypto = require('node:crypto');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { Recorder, Exact, toJSON } = require('./hist');
 const { LagProbe } = require('./probe');
+const metrics = require('./metrics');
 const threads = require('./threads');
 const { Pool, MAX_WORKERS } = require('./pool');
 
@@ -238,6 +239,7 @@ class Agent {
     this.eld = monitorEventLoopDelay({ resolution: this.o.resolutionMs });
     this.task = new Recorder(this.o.windowMs);
     this.taskWait = new Recorder(this.o.windowMs);
+    this.taskRun = new Recorder(this.o.windowMs);
     this.pool = null;
     this.piscina = null;
     this.clients = new Set();
@@ -303,6 +305,7 @@ class Agent {
       this.piscina = null;
       p.onTask = (waitMs, runMs) => {
         this.taskWait.record(waitMs * 1e6);
+        this.taskRun.record(runMs * 1e6);
         this.task.record((waitMs + runMs) * 1e6);
       };
     } else {
@@ -430,6 +433,7 @@ class Agent {
       worker_retiring: ws.map((w) => !!w.retiring),
       task: toJSON(this.task.window()),
       task_wait: toJSON(this.taskWait.window()),
+      task_run: toJSON(this.taskRun.window()),
       loop_busy: round3(performance.eventLoopUtilization(r.elu, prev.elu).utilization),
       loop_queued: queued && r.workers === 0 ? queued : 0,
       cpu_percent: round3(((cpuNowMs - cpuMs(prev.cpu)) / dt) * 100),
@@ -532,6 +536,7 @@ class Agent {
         this.eld.reset();
         this.task.reset();
         this.taskWait.reset();
+        this.taskRun.reset();
         this.resetBaselines();
         return;
       case 'add_gomaxprocs':
@@ -571,9 +576,46 @@ class Agent {
         if (req.method !== 'POST') return reply(res, 405, 'POST only'), true;
         if (this.authorized(req, res)) this.serveAction(req, res);
         return true;
+      case 'metrics':
+        if (req.method !== 'GET') return reply(res, 405, 'GET only'), true;
+        this.serveMetrics(res);
+        return true;
     }
     reply(res, 404, '404 page not found');
     return true;
+  }
+
+  // registerMetrics puts the agent's Prometheus metrics (docs/fleet.md's
+  // names) on registry, a prom-client Registry (default: a new one), for a
+  // program that serves its own /metrics; it returns the registry. It
+  // throws when prom-client cannot be loaded.
+  registerMetrics(registry) {
+    const client = metrics.promClient();
+    if (!client) throw new Error(metrics.MISSING);
+    return metrics.register(this, client, registry);
+  }
+
+  // serveMetrics answers MetricsPath: the Prometheus text exposition of
+  // registerMetrics' registry, or 501 and one line without prom-client.
+  serveMetrics(res) {
+    if (this.metricsRegistry === undefined) {
+      const client = metrics.promClient();
+      this.metricsRegistry = client ? metrics.register(this, client) : null;
+    }
+    const reg = this.metricsRegistry;
+    if (!reg) return reply(res, 501, metrics.MISSING);
+    reg.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': reg.contentType });
+        res.end(text);
+      },
+      (err) => reply(res, 500, `offtop agent: metrics: ${err.message}`),
+    );
+  }
+
+  // threadCPUms is thread tid's CPU time in ms (/proc), or null.
+  threadCPUms(tid) {
+    return threadCPUms(tid);
   }
 
   authorized(req, res) {

@@ -226,4 +226,4 @@ function toJSON(s) {
   return j;
 }
 
-module.exports = { Recorder, Exact, index, highest, toJSON, ms, emptySummary, LOWEST, HIGHEST };
+module.exports = { Recorder, Exact, Counts, index, highest, toJSON, ms, emptySummary, LOWEST, HIGHEST };

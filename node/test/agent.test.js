@@ -124,9 +124,10 @@ test('counts hold across resize 0 -> 2 -> 1', async (t) => {
   const settled = new Map();
   let n = 0;
   let stop = false;
+  t.after(() => (stop = true));
   const feeder = (async () => {
-    while (!stop) {
-      while (pool.queued < 8) {
+    while (!stop && !pool.closed) {
+      while (pool.queued < 8 && !pool.closed) {
         const id = n++;
         pool.run({ id, ms: 10, fail: id % 17 === 0 }).then(
           (v) => settled.set(id, (settled.get(id) || 0) + 1) && assert.equal(v.id, id),
@@ -138,9 +139,13 @@ test('counts hold across resize 0 -> 2 -> 1', async (t) => {
   })();
   const seen = [];
   const reader = lines(addr, 40).then((ls) => seen.push(...ls));
+  const until = async (ok) => {
+    for (const end = performance.now() + 20000; !ok() && performance.now() < end; ) await sleep(5);
+    return ok();
+  };
   for (const size of [2, 1]) {
     await sleep(300);
-    if (size === 1) assert.ok(pool.workers.every((w) => w.task), 'both workers busy at the shrink');
+    if (size === 1) assert.ok(await until(() => pool.workers.length === 2 && pool.workers.every((w) => w.task)), 'both workers busy at the shrink');
     const r = await request(addr, 'POST', 'action', { token, body: { kind: 'set_workers', n: size } });
     assert.equal(r.status, 200, r.body);
   }

@@ -20,30 +20,43 @@ function request(addr, method, path, { token, body } = {}) {
   });
 }
 
-// lines reads the first n lines of the agent's stream, parsed.
-function lines(addr, n) {
+// follow reads the agent's stream, parsed, until take(line) returns a
+// value other than undefined, and resolves with it.
+function follow(addr, take) {
   return new Promise((resolve, reject) => {
     const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), addr.slice(addr.lastIndexOf(':') + 1)];
-    const out = [];
     let buf = '';
+    let done = false;
     const req = http.get({ host, port, path: '/debug/offtop/stream' }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
       res.setEncoding('utf8');
       res.on('data', (s) => {
         buf += s;
         let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          out.push(JSON.parse(buf.slice(0, i)));
+        while (!done && (i = buf.indexOf('\n')) >= 0) {
+          const v = take(JSON.parse(buf.slice(0, i)));
           buf = buf.slice(i + 1);
-          if (out.length === n) {
+          if (v !== undefined) {
+            done = true;
             req.destroy();
-            return resolve(out);
+            resolve(v);
           }
         }
       });
     });
-    req.on('error', (err) => (out.length === n ? null : reject(err)));
+    req.on('error', (err) => (done ? null : reject(err)));
   });
+}
+
+// lines reads the first n lines of the agent's stream, parsed.
+function lines(addr, n) {
+  const out = [];
+  return follow(addr, (l) => (out.push(l) === n ? out : undefined));
+}
+
+// lineWhere resolves with the stream's first line for which pred is true.
+function lineWhere(addr, pred) {
+  return follow(addr, (l) => (pred(l) ? l : undefined));
 }
 
 // busy is why a timing test is not judged now ('' when the machine is
@@ -66,4 +79,4 @@ function balanced(s) {
   return s.submitted === s.completed + s.failed + s.timed_out + s.running + s.queue_depth;
 }
 
-module.exports = { request, lines, busy, spin, sleep, balanced };
+module.exports = { request, lines, lineWhere, busy, spin, sleep, balanced };
