@@ -114,7 +114,7 @@ type target struct {
 	late     *hist.Recorder
 	errs     *hist.Recorder
 	status   [5]atomic.Int64
-	sent     atomic.Int64
+	ended    atomic.Int64 // results recorded
 	errors   atomic.Int64
 	lateN    atomic.Int64
 	lastErr  atomic.Pointer[string]
@@ -132,7 +132,7 @@ func Start(o Options) (*Load, error) {
 	for _, t := range o.Spec {
 		tg := &target{Target: t, interval: time.Second / time.Duration(t.Rate),
 			lat: hist.NewRecorder(o.Window, nil), late: hist.NewRecorder(o.Window, nil), errs: hist.NewRecorder(o.Window, nil)}
-		tg.pacer = newPacer(tg.interval)
+		tg.pacer = newPacer(tg.interval, o.Window)
 		tr := &http.Transport{
 			DialContext:         l.conns.dial,
 			MaxIdleConnsPerHost: vegeta.DefaultConnections,
@@ -178,7 +178,7 @@ func (l *Load) Spec() Spec { return l.spec }
 // read as fast as if it had been. The figures here run from the request's
 // due time instead, the pacer's schedule for its sequence number.
 func (tg *target) record(r *vegeta.Result) {
-	tg.sent.Add(1)
+	defer tg.ended.Add(1)
 	due := tg.pacer.due(r.Seq)
 	end := r.End()
 	if late := r.Timestamp.Sub(due); late > 0 {
@@ -227,16 +227,18 @@ func (l *Load) Figures(routes []session.Endpoint) *session.LoadClient {
 	for i, tg := range l.targets {
 		lat := tg.lat.Window()
 		errs := tg.errs.Window()
-		sent, span := tg.late.WindowSpan() // one lateness per request sent
+		late := tg.late.Window()
+		sends, span := tg.pacer.sends.WindowSpan()
+		sent := tg.pacer.sent.Load()
 		ft := session.LoadTarget{
 			Target: tg.Path, Route: match(tg.Path), AskedPerS: session.Rate(tg.Rate),
-			Sent: tg.sent.Load(), Latency: lat, Errors: tg.errors.Load(), ErrorsWindow: errs.Count,
-			Late: tg.lateN.Load(), LateMax: session.Millis(sent.Max),
+			Sent: sent, InFlight: max(sent-tg.ended.Load(), 0), Latency: lat, Errors: tg.errors.Load(), ErrorsWindow: errs.Count,
+			Late: tg.lateN.Load(), LateMax: session.Millis(late.Max),
 			Status: session.StatusCounts{S1xx: tg.status[0].Load(), S2xx: tg.status[1].Load(), S3xx: tg.status[2].Load(),
 				S4xx: tg.status[3].Load(), S5xx: tg.status[4].Load()},
 		}
 		if span = min(span, time.Since(tg.pacer.began())); span > 0 {
-			ft.RatePerS = session.Rate(float64(sent.Count) / span.Seconds())
+			ft.RatePerS = session.Rate(float64(sends.Count) / span.Seconds())
 		}
 		if p := tg.lastErr.Load(); p != nil {
 			ft.Error = *p
@@ -254,10 +256,12 @@ type pacer struct {
 	interval time.Duration
 	base     time.Time    // read before the attack began
 	off      atomic.Int64 // the attack's start after base, ns: the least seen
+	sent     atomic.Int64 // requests handed to vegeta's workers
+	sends    *hist.Recorder
 }
 
-func newPacer(interval time.Duration) *pacer {
-	p := &pacer{interval: interval}
+func newPacer(interval, window time.Duration) *pacer {
+	p := &pacer{interval: interval, sends: hist.NewRecorder(window, nil)}
 	p.off.Store(math.MaxInt64)
 	return p
 }
@@ -269,6 +273,12 @@ func (p *pacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	off := int64(time.Since(p.base) - elapsed)
 	if off < p.off.Load() { // Pace runs on one goroutine: no lost update
 		p.off.Store(off)
+	}
+	// vegeta calls Pace again as soon as it has handed a request to a
+	// worker: hits is the requests sent so far.
+	if n := int64(hits); n > p.sent.Load() {
+		p.sends.RecordAt(hist.Sample{At: p.base.Add(time.Since(p.base))})
+		p.sent.Store(n)
 	}
 	return time.Duration(hits)*p.interval - elapsed, false
 }

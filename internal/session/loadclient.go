@@ -23,10 +23,12 @@ type LoadTarget struct {
 	Route string `json:"route"`
 	// AskedPerS is the rate the spec asks for.
 	AskedPerS Rate `json:"asked_per_s"`
-	// Sent is the requests sent since the load began.
-	Sent int64 `json:"sent"`
+	// Sent is the requests sent since the load began: answered, errors
+	// and InFlight (sent, not ended yet).
+	Sent     int64 `json:"sent"`
+	InFlight int64 `json:"in_flight"`
 	// RatePerS is the requests sent per second over the window (or since
-	// the load began while that is shorter), counted once each has ended.
+	// the load began while that is shorter).
 	RatePerS Rate `json:"rate_per_s"`
 	// Latency is from the time each request was due to its answer (or its
 	// timeout), over the window: a stalled service shows its stall here.
