@@ -109,7 +109,6 @@ type target struct {
 	interval time.Duration // between due times: 1s/Rate
 	atk      *vegeta.Attacker
 	pacer    *pacer
-	began    time.Time // when the attack began, to the Timestamp's clock
 	lat      *hist.Recorder
 	late     *hist.Recorder
 	errs     *hist.Recorder
