@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
@@ -17,6 +18,8 @@ import (
 type attachOptions struct {
 	addr   string
 	client *remote.Client
+	spec   load.Spec      // --load; nil without
+	source session.Source // client with the load's figures, when spec is set
 }
 
 const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent
@@ -30,6 +33,7 @@ flags:
   --interval D        redraw period, 1ms..1m (default 250ms; the agent samples
                       at its own)
   --no-summary        print no summary at the end
+` + loadUsage + `
 keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
 When the program goes away the dashboard says "disconnected" and attach
 reconnects every 0.5s; --headless writes no line meanwhile and says so on
@@ -40,6 +44,9 @@ const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--
 // openSource is the Source a front end runs against: the agent's client
 // when attached, else a new in-process session.
 func (o options) openSource() (session.Source, error) {
+	if o.attach != nil && o.attach.source != nil {
+		return o.attach.source, nil
+	}
 	if o.attach != nil {
 		return o.attach.client, nil
 	}
@@ -58,6 +65,7 @@ func parseAttach(args []string) (options, string, error) {
 	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
 	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
 	keys := fs.String("keys", "", "")
+	loadSpec := fs.String("load", "", "")
 	// Flags and ADDR in any order: parse up to a word, take it, go on.
 	var addr string
 	var rest []string
@@ -112,7 +120,11 @@ func parseAttach(args []string) (options, string, error) {
 		}
 	}
 	o.keys = steps
-	o.attach = &attachOptions{addr: addr}
+	spec, err := parseLoad("attach", *loadSpec, seen["load"])
+	if err != nil {
+		return o, "", err
+	}
+	o.attach = &attachOptions{addr: addr, spec: spec}
 	return o, *token, nil
 }
 
@@ -141,7 +153,16 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 			return exitCode(usagef("attach: --keys: %v", err), stderr)
 		}
 	}
+	if o.attach.spec != nil {
+		if o.attach.source, err = startLoad("attach", o.attach.addr, o.attach.spec, c); err != nil {
+			c.Close()
+			return exitCode(err, stderr)
+		}
+	}
 	if !o.headless && !isTerminal(stdout) {
+		if o.attach.source != nil {
+			o.attach.source.Close()
+		}
 		c.Close()
 		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
 		return exitUsage

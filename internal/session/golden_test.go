@@ -46,6 +46,9 @@ func goldenFull() Snapshot {
 			Pass: 1, MaxPasses: 3, Spread: Spreads{{1.5, nan()}, {2.25}}, PassPicks: []int{1}, OthersMaxCPUs: 1.25, BusyHolds: 1, Uncertain: "busy"},
 		Endpoints: []Endpoint{{Route: "GET /hash/{n}", Count: 41, RatePerS: 20.123456, Latency: lat(20*time.Millisecond, 40),
 			Status: StatusCounts{S1xx: 1, S2xx: 36, S3xx: 2, S4xx: 1, S5xx: 1}}},
+		LoadClient: &LoadClient{Spec: "/hash/7=20/s", Targets: []LoadTarget{{Target: "/hash/7", Route: "GET /hash/{n}", AskedPerS: 20,
+			Sent: 44, InFlight: 1, RatePerS: 19.876543, Latency: lat(25*time.Millisecond, 40), Status: StatusCounts{S2xx: 40, S5xx: 1},
+			Errors: 2, ErrorsWindow: 1, Error: "connection reset", Late: 3, LateMax: Millis(7500 * time.Microsecond)}}},
 		Run: Run{Scenario: "server", Look: "look here", Paused: true, PerTask: true},
 		Machine: Machine{
 			GOMAXPROCS:        4,

@@ -38,6 +38,9 @@ type Snapshot struct {
 	// Endpoints is an attached program's HTTP routes (Program.Endpoints),
 	// in order of route; nil (null in JSON) when it records none.
 	Endpoints []Endpoint `json:"endpoints"`
+	// LoadClient is the load offtop drives against an attached program
+	// (attach --load), as its client measures it; nil (null) without one.
+	LoadClient *LoadClient `json:"load_client"`
 	Sampling
 	History
 	// Headline is the scenario's headline latency (workload.HeadlineSpec)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/workload"
@@ -36,6 +37,9 @@ type readoutGrid struct {
 func newReadouts(s session.Snapshot, w int) readoutGrid {
 	var g readoutGrid
 	g.title, g.lines = loadTitle(s, w)
+	if s.LoadClient != nil { // attach --load: the client's figures whole, under their own title
+		g.title, g.lines = loadPanel(s.LoadClient, fmtDur(time.Duration(s.Window)), s.Endpoints, w)
+	}
 	g.load = len(g.lines)
 	rs := s.Readouts
 	if len(rs) == 0 {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"time"
+
+	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/load"
+	"github.com/offtop/offtop/internal/remote"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// loadUsage is --load's line in attach's usage.
+const loadUsage = `  --load SPEC         drive an open-loop HTTP load at the program's address while attached:
+                      PATH=RATE/s[,PATH=RATE/s...], e.g. /ping=20/s,/fib?n=30=40/s (GETs, at most
+                      1000/s in all); the client's p99 sits beside the middleware's`
+
+// parseLoad reads --load's SPEC; nil, nil when s is "" and the flag was
+// not given.
+func parseLoad(cmd, s string, given bool) (load.Spec, error) {
+	if !given {
+		return nil, nil
+	}
+	spec, err := load.Parse(s)
+	if err != nil {
+		return nil, usagef("%s: --load: %v", cmd, err)
+	}
+	return spec, nil
+}
+
+// startLoad checks spec's targets at addr (the agent's address: the
+// service is the same host and port) and starts the load. The Source it
+// returns is c with the load's figures in every Snapshot (LoadClient);
+// its Close stops the load, then c.
+func startLoad(cmd, addr string, spec load.Spec, c session.Source) (session.Source, error) {
+	u, err := remote.BaseURL(addr)
+	if err != nil {
+		return nil, usagef("%s: %v", cmd, err)
+	}
+	base := u.Scheme + "://" + u.Host
+	if err := load.Check(base, spec); err != nil {
+		return nil, usagef("%s: --load: %v", cmd, err)
+	}
+	window := time.Duration(c.Snapshot().Window)
+	if window <= 0 {
+		window = session.DefaultWindow
+	}
+	l, err := load.Start(load.Options{Base: base, Spec: spec, Window: window})
+	if err != nil {
+		return nil, usagef("%s: --load: %v", cmd, err)
+	}
+	s := &loadSource{Source: c, load: l, out: make(chan session.Snapshot, cap(c.Samples()))}
+	crash.Go(func() {
+		defer close(s.out)
+		for snap := range c.Samples() {
+			s.out <- s.fill(snap)
+		}
+	})
+	return s, nil
+}
+
+// loadSource is a Source with a load's figures added to each Snapshot.
+type loadSource struct {
+	session.Source
+	load *load.Load
+	out  chan session.Snapshot
+}
+
+func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
+	snap.LoadClient = s.load.Figures(snap.Endpoints)
+	return snap
+}
+
+// Samples is the Source's samples, each with the load's figures.
+func (s *loadSource) Samples() <-chan session.Snapshot { return s.out }
+
+// Snapshot is the Source's newest sample with the load's figures.
+func (s *loadSource) Snapshot() session.Snapshot { return s.fill(s.Source.Snapshot()) }
+
+// Close stops the load, then the Source.
+func (s *loadSource) Close() {
+	s.load.Stop()
+	s.Source.Close()
+}

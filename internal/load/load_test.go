@@ -1,0 +1,173 @@
+package load
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// A request vegeta took up 1 s after it was due and that was answered in
+// 1 ms reads 1.001 s, and counts as late; one sent on time reads its
+// answer's time.
+func TestRecordFromDue(t *testing.T) {
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	began := time.Now().Add(-2 * time.Second)
+	tg.pacer.base = began
+	tg.pacer.off.Store(0)
+	// Request 5, due at began+500ms, taken up at began+1.5s.
+	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: began.Add(1500 * time.Millisecond), Latency: time.Millisecond})
+	// Request 6, on time, answered in 2 ms.
+	tg.record(&vegeta.Result{Seq: 6, Code: 503, Timestamp: began.Add(600 * time.Millisecond), Latency: 2 * time.Millisecond})
+	// Request 7: no answer.
+	tg.record(&vegeta.Result{Seq: 7, Timestamp: began.Add(700 * time.Millisecond), Latency: time.Millisecond,
+		Error: `Get "http://127.0.0.1:1/x": dial tcp 127.0.0.1:1: connect: connection refused`})
+	tg.pacer.sent.Store(4) // one more in flight
+	f := l.Figures(nil).Targets[0]
+	if f.Sent != 4 || f.InFlight != 1 || f.Status.S2xx != 1 || f.Status.S5xx != 1 || f.Errors != 1 || f.Late != 1 {
+		t.Fatalf("figures %+v: want 4 sent, one in flight, one 2xx, one 5xx, one error, one late", f)
+	}
+	if f.Latency.Count != 2 || f.Latency.Max < 1000*time.Millisecond || f.Latency.Max > 1012*time.Millisecond {
+		t.Errorf("latency %+v: want 2 values, the largest 1.001 s (from its due time, not its send)", f.Latency)
+	}
+	if f.Error != "connection refused" {
+		t.Errorf("error %q, want connection refused", f.Error)
+	}
+	if time.Duration(f.LateMax) < 990*time.Millisecond {
+		t.Errorf("late max %v, want 1 s", time.Duration(f.LateMax))
+	}
+}
+
+// The load counts every answer by class, and what it sent adds up to
+// its answers and its errors once stopped.
+func TestLoadStatusClasses(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {})
+	mux.HandleFunc("/bad", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) })
+	mux.HandleFunc("GET /teapot/{n}", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(418) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	spec, err := Parse("/ok=100/s,/bad=100/s,/teapot/3?x=1=100/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(srv.URL, spec); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Start(Options{Base: srv.URL, Spec: spec, Window: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := []session.Endpoint{{Route: "/ok"}, {Route: "/bad"}, {Route: "GET /teapot/{n}"}, {Route: "unmatched"}}
+	answered := func() bool {
+		for _, tf := range l.Figures(routes).Targets {
+			if tf.Status.Total() < 3 {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(30 * time.Second); !answered() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // waits for answers; no figure depends on it
+	}
+	l.Stop()
+	f := l.Figures(routes)
+	if f.Spec != spec.String() || len(f.Targets) != 3 {
+		t.Fatalf("figures %+v", f)
+	}
+	for i, want := range []struct {
+		route string
+		class func(session.StatusCounts) int64
+	}{
+		{"/ok", func(c session.StatusCounts) int64 { return c.S2xx }},
+		{"/bad", func(c session.StatusCounts) int64 { return c.S5xx }},
+		{"GET /teapot/{n}", func(c session.StatusCounts) int64 { return c.S4xx }},
+	} {
+		tf := f.Targets[i]
+		if tf.Route != want.route {
+			t.Errorf("%s: route %q, want %q", tf.Target, tf.Route, want.route)
+		}
+		if want.class(tf.Status) < 3 || want.class(tf.Status) != tf.Status.Total() {
+			t.Errorf("%s: status %+v, want all of 3 or more in one class", tf.Target, tf.Status)
+		}
+		if tf.Sent != tf.Status.Total()+tf.Errors || tf.InFlight != 0 {
+			t.Errorf("%s: sent %d != answers %d + errors %d", tf.Target, tf.Sent, tf.Status.Total(), tf.Errors)
+		}
+		if tf.AskedPerS != 100 || tf.Latency.Count == 0 {
+			t.Errorf("%s: asked %v, latency count %d, answers %d, errors %d (%s)", tf.Target, tf.AskedPerS, tf.Latency.Count, tf.Status.Total(), tf.Errors, tf.Error)
+		}
+	}
+	// Nothing is sent after Stop.
+	sent := f.Targets[0].Sent
+	if again := l.Figures(routes).Targets[0].Sent; again != sent {
+		t.Errorf("sent %d after Stop, %d before", again, sent)
+	}
+}
+
+// A service that refuses: each request is an error, its text the cause.
+func TestLoadRefused(t *testing.T) {
+	addr := closedAddr(t)
+	spec, _ := Parse("/ping=200/s")
+	l, err := Start(Options{Base: "http://" + addr, Spec: spec, Window: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	deadline := time.Now().Add(30 * time.Second)
+	var f session.LoadTarget
+	for f.Errors < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // waits for the requests to fail; no figure depends on it
+		f = l.Figures(nil).Targets[0]
+	}
+	if f.Errors < 3 || f.ErrorsWindow < 3 || f.Error != "connection refused" || f.Status.Total() != 0 || f.Route != "" {
+		t.Fatalf("figures %+v: want 3 errors or more, connection refused, no answer, no route", f)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ping", func(w http.ResponseWriter, r *http.Request) {})
+	mux.HandleFunc("POST /only", func(w http.ResponseWriter, r *http.Request) {})
+	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, c := range []struct{ spec, err string }{
+		{"/ping=1/s,/broken=1/s", ""},
+		{"/ping=1/s,/nope=1/s", "/nope answers 404 Not Found"},
+		{"/only=1/s", "/only answers 405 Method Not Allowed"},
+	} {
+		spec, _ := Parse(c.spec)
+		err := Check(srv.URL, spec)
+		if (c.err == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), c.err) || !errors.Is(err, ErrTarget))) {
+			t.Errorf("Check(%s): %v, want %q", c.spec, err, c.err)
+		}
+	}
+	addr := closedAddr(t)
+	spec, _ := Parse("/ping=1/s")
+	if err := Check("http://"+addr, spec); err == nil || !strings.HasSuffix(err.Error(), "/ping: connection refused") {
+		t.Errorf("Check on a closed port: %v, want connection refused", err)
+	}
+}
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func newRec() *hist.Recorder { return hist.NewRecorder(5*time.Second, nil) }
