@@ -7,7 +7,7 @@
 //	reader := sdkmetric.NewPeriodicReader(exporter,
 //		sdkmetric.WithProducer(offtopotel.NewProducer(a))) // the histograms
 //	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-//	reg, _ := offtopotel.Register(a, mp) // the counters and gauges
+//	reg, _ := offtopotel.Register(a, mp) // the counters and up-down counters
 //	defer reg.Unregister()
 //
 // The pool's counts, sizes and per-worker times are asynchronous
