@@ -191,21 +191,7 @@ func histogram(d *prometheus.Desc, h *hdr.Histogram) prometheus.Metric {
 		sum += float64(count) * float64(from+to+1) / 2 / 1e9
 		native[nativeIndex(float64(to)/1e9)] += count
 	}
-	if snap := h.Export(); snap.LowestTrackableValue == hist.Lowest && snap.HighestTrackableValue == hist.Highest &&
-		snap.SignificantFigures == hist.SigFigs {
-		for i, c := range snap.Counts { // one copy of the counts, where Distribution makes a bar of each
-			if c > 0 {
-				from, to := hist.Bounds(i)
-				add(from, to, c)
-			}
-		}
-	} else {
-		for _, b := range h.Distribution() {
-			if b.Count > 0 {
-				add(b.From, b.To, b.Count)
-			}
-		}
-	}
+	hist.EachBucket(h, add)
 	for ; j < len(LatencyBuckets); j++ {
 		cum[LatencyBuckets[j].Seconds()] = n
 	}

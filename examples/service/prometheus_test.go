@@ -1,8 +1,9 @@
 //go:build prometheus
 
 // The prometheus tier: a real Prometheus server (the Debian package)
-// scrapes the service's agent for a minute and its PromQL reads agree with
-// the agent's own figures. Run it with
+// scrapes three of the service's processes, each with its own agent, for
+// a minute and its PromQL reads agree with each agent's own figures. Run
+// it with
 //
 //	go test -tags prometheus -count=1 -v ./examples/service
 //
@@ -52,12 +53,27 @@ type line struct {
 	Busy  []float64 `json:"worker_busy"`
 }
 
-// TestPrometheusAgrees: after a minute of 1 s scrapes of examples/service
-// (3 workers, 2 closed-loop /fib clients), the Loop p99 that
-// histogram_quantile reads from the classic buckets is within one bucket's
-// width of the agent's own p99 over the same span (since the start, at the
-// last scrape), and rate() of each worker's busy seconds over the last 30
-// s is within 0.05 of the mean of the stream's busy shares over those 30 s.
+// shapes are the tier's services: each its own process with its own
+// agent on 127.0.0.1:0, a pool of workers and load closed-loop /fib
+// clients.
+var shapes = []struct{ workers, load int }{{3, 2}, {2, 1}, {1, 1}}
+
+// service is one of the tier's services and the stream lines it sent.
+type service struct {
+	name, addr string
+	mu         sync.Mutex
+	lines      []line
+}
+
+// TestPrometheusAgrees: one Prometheus scrapes three services (shapes)
+// every second for a minute, and a second one with native histograms
+// scrapes them too. For each service: `promtool check metrics` accepts its
+// exposition; the Loop p99 that histogram_quantile reads from the classic
+// buckets is within one bucket's width of the agent's own p99 over the
+// same span (since the start, at the last scrape), and from the native
+// buckets within one native bucket's width; rate() of each worker's busy
+// seconds over the last 30 s is within 0.05 of the mean of the stream's
+// busy shares over those 30 s.
 func TestPrometheusAgrees(t *testing.T) {
 	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -68,49 +84,84 @@ func TestPrometheusAgrees(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	addr := startService(t, bin)
-	prom := startPrometheus(t, promBin, filepath.Join(dir, "classic"), addr)
-	native := startPrometheus(t, promBin, filepath.Join(dir, "native"), addr, "--enable-feature=native-histograms")
+	var svcs []*service
+	var addrs []string
+	for _, sh := range shapes {
+		addr := startService(t, bin, sh.workers, sh.load)
+		svcs = append(svcs, &service{name: fmt.Sprintf("workers=%d,load=%d", sh.workers, sh.load), addr: addr})
+		addrs = append(addrs, addr)
+	}
+	prom := startPrometheus(t, promBin, filepath.Join(dir, "classic"), addrs)
+	native := startPrometheus(t, promBin, filepath.Join(dir, "native"), addrs, "--enable-feature=native-histograms")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var mu sync.Mutex
-	var lines []line
-	streamDone := make(chan error, 1)
-	go func() { streamDone <- readStream(ctx, "http://"+addr+agent.DefaultPath+"stream", &mu, &lines) }()
-
+	streamDone := make(chan error, len(svcs))
+	for _, s := range svcs {
+		go func() { streamDone <- readStream(ctx, "http://"+s.addr+agent.DefaultPath+"stream", &s.mu, &s.lines) }()
+	}
 	start := time.Now()
 	select {
 	case <-time.After(scrapeFor):
 	case err := <-streamDone:
-		t.Fatalf("stream ended early: %v", err)
+		t.Fatalf("a stream ended early: %v", err)
 	}
+	end := time.Now() // the servers scrape on; the streams stop
 	cancel()
+	t.Logf("%d services scraped for %s", len(svcs), end.Sub(start).Round(time.Second))
+	for _, s := range svcs {
+		t.Run(s.name, func(t *testing.T) { s.agrees(t, prom, native, end) })
+	}
+}
 
-	// The last scrape: its time and its count.
-	ts, _ := query(t, prom, "timestamp(offtop_loop_lateness_seconds_count)")
+// agrees checks s's exposition with promtool and the servers' reads of s
+// (prom's classic buckets, native's native ones) against its stream,
+// which ended at end.
+func (s *service) agrees(t *testing.T, prom, native string, end time.Time) {
+	t.Logf("service at %s", s.addr)
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		resp, err := http.Get("http://" + s.addr + agent.MetricsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = strings.NewReader(string(text))
+		if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	}
+	inst := fmt.Sprintf(`instance=%q`, s.addr)
+
+	// The last scrape a stream line follows (lines come every 250 ms), and
+	// the count of scrapes.
+	ts, _ := queryAt(t, prom, "timestamp(offtop_loop_lateness_seconds_count{"+inst+"})", end.Add(-time.Second))
 	at := time.Unix(0, int64(ts*1e9))
-	up, _ := query(t, prom, fmt.Sprintf("count_over_time(up[%ds])", int(scrapeFor/time.Second)))
-	t.Logf("%.0f scrapes in %s; last at %s", up, time.Since(start).Round(time.Second), at.Format(time.TimeOnly))
+	up, _ := queryAt(t, prom, fmt.Sprintf("count_over_time(up{%s}[%ds])", inst, int(scrapeFor/time.Second)), end)
+	t.Logf("%.0f scrapes; last at %s", up, at.Format(time.TimeOnly))
 	if up < float64(scrapeFor/scrapeInterval)/2 {
 		t.Fatalf("only %.0f scrapes in %s", up, scrapeFor)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 
 	// Loop p99 since the start, at the last scrape: Prometheus's from the
 	// buckets, the agent's from the stream lines either side of it.
-	p99s, _ := queryAt(t, prom, "histogram_quantile(0.99, offtop_loop_lateness_seconds_bucket)", at)
+	p99s, _ := queryAt(t, prom, "histogram_quantile(0.99, offtop_loop_lateness_seconds_bucket{"+inst+"})", at)
 	var before, after *line
-	for i := range lines {
-		if !lines[i].at.After(at) {
-			before = &lines[i]
+	for i := range s.lines {
+		if !s.lines[i].at.After(at) {
+			before = &s.lines[i]
 		} else if after == nil {
-			after = &lines[i]
+			after = &s.lines[i]
 		}
 	}
 	if before == nil || after == nil {
-		t.Fatalf("no stream lines around the last scrape (%d lines)", len(lines))
+		t.Fatalf("no stream lines around the last scrape (%d lines)", len(s.lines))
 	}
 	promP99 := p99s * 1000
 	ok := false
@@ -125,7 +176,7 @@ func TestPrometheusAgrees(t *testing.T) {
 	// The native buckets, through the server that reads them: the agent's
 	// p99 is in the native bucket the quantile falls in, so within one
 	// native bucket's width (2^(1/32) - 1 of it at NativeSchema 5).
-	nat, _ := queryAt(t, native, "histogram_quantile(0.99, offtop_loop_lateness_seconds)", at)
+	nat, _ := queryAt(t, native, "histogram_quantile(0.99, offtop_loop_lateness_seconds{"+inst+"})", at)
 	natOK := false
 	for _, l := range []*line{before, after} {
 		width := l.ProbeTotal.P99 * (math.Exp2(1.0/(1<<agent.NativeSchema)) - 1)
@@ -145,7 +196,7 @@ func TestPrometheusAgrees(t *testing.T) {
 	from := at.Add(-rateRange)
 	sum := map[int]float64{}
 	n := map[int]int{}
-	for _, l := range lines {
+	for _, l := range s.lines {
 		if l.at.After(from) && !l.at.After(at) {
 			for i, slot := range l.Slots {
 				if i < len(l.Busy) {
@@ -159,7 +210,7 @@ func TestPrometheusAgrees(t *testing.T) {
 		t.Fatal("no stream line with workers in the rate's range")
 	}
 	for slot, k := range n {
-		got, _ := queryAt(t, prom, fmt.Sprintf(`rate(offtop_pool_worker_busy_seconds_total{worker="%d"}[%ds])`, slot, int(rateRange/time.Second)), at)
+		got, _ := queryAt(t, prom, fmt.Sprintf(`rate(offtop_pool_worker_busy_seconds_total{%s,worker="%d"}[%ds])`, inst, slot, int(rateRange/time.Second)), at)
 		want := sum[slot] / float64(k)
 		t.Logf("worker %d busy over %s: prometheus rate %.3f, stream mean %.3f of %d lines", slot, rateRange, got, want, k)
 		if math.Abs(got-want) > 0.05 {
@@ -180,11 +231,12 @@ func bucketAround(v float64) (lo, hi float64) {
 	return lo, math.Inf(1)
 }
 
-// startService runs the service binary on a free loopback port and
-// returns its address once it serves; it is stopped (SIGINT) at cleanup.
-func startService(t *testing.T, bin string) string {
+// startService runs the service binary on a free loopback port with a
+// pool of workers and load /fib clients, and returns its address once it
+// serves; it is stopped (SIGINT) at cleanup.
+func startService(t *testing.T, bin string, workers, load int) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--workers", "3", "--load", "2")
+	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--workers", strconv.Itoa(workers), "--load", strconv.Itoa(load))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -219,9 +271,9 @@ func startService(t *testing.T, bin string) string {
 }
 
 // startPrometheus runs a Prometheus server on a free loopback port with
-// its data in dir, scraping the agent's metrics at addr every
+// its data in dir, scraping the agents' metrics at addrs every
 // scrapeInterval, and returns its base URL once ready.
-func startPrometheus(t *testing.T, bin, dir, addr string, flags ...string) string {
+func startPrometheus(t *testing.T, bin, dir string, addrs []string, flags ...string) string {
 	t.Helper()
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -241,7 +293,7 @@ scrape_configs:
     metrics_path: %[2]s
     static_configs:
       - targets: ['%[3]s']
-`, scrapeInterval, agent.MetricsPath, addr)
+`, scrapeInterval, agent.MetricsPath, strings.Join(addrs, "', '"))
 	if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -307,9 +359,6 @@ func readStream(ctx context.Context, u string, mu *sync.Mutex, lines *[]line) er
 	}
 	return sc.Err()
 }
-
-// query evaluates q now; see queryAt.
-func query(t *testing.T, base, q string) (float64, time.Time) { return queryAt(t, base, q, time.Now()) }
 
 // queryAt evaluates the instant query q at at and returns its one value.
 func queryAt(t *testing.T, base, q string, at time.Time) (float64, time.Time) {
