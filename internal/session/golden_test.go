@@ -240,7 +240,7 @@ func jsonFields(tb testing.TB, t reflect.Type, seen map[string]string) {
 
 // TestJSONFieldsAreTheTypes: the Snapshot's JSON keys are exactly the
 // json names of its fields (walked from the types), each once, and every
-// field DESIGN.md requires (RequiredJSONFields) is one of them.
+// required field (RequiredJSONFields) is one of them.
 func TestJSONFieldsAreTheTypes(t *testing.T) {
 	names := map[string]string{}
 	jsonFields(t, reflect.TypeFor[Snapshot](), names)

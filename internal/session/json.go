@@ -79,8 +79,8 @@ func (r SizeRow) JSON() SizeJSON {
 	return j
 }
 
-// RequiredJSONFields are the top-level fields DESIGN.md fixes for headless
-// output; tests of the binary check every line against them, and a test
+// RequiredJSONFields are the top-level fields every headless line carries
+// (docs/json-lines.md); tests of the binary check every line against them, and a test
 // checks each is a JSON name of a Snapshot field.
 var RequiredJSONFields = []string{
 	"t_s", "scenario", "workers", "gomaxprocs", "num_cpu", "cpu_limit", "suggested_workers",

@@ -24,7 +24,7 @@ import (
 	"github.com/offtop/offtop/pool"
 )
 
-// Defaults of Config's zero fields (DESIGN.md, CLI contract).
+// Defaults of Config's zero fields; the CLI's flags default to these.
 const (
 	DefaultInterval   = 250 * time.Millisecond
 	DefaultResolution = looplag.DefaultResolution

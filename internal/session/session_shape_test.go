@@ -10,7 +10,7 @@ import (
 	"github.com/offtop/offtop/internal/shape"
 )
 
-// TestServerPingTailInlineVsPool is seed 000 section 4's shape: with the
+// TestServerPingTailInlineVsPool is seed 000 s4's shape (docs/seeds.md): with the
 // CPU work on the Loop (workers 0) a /ping waits behind it; with one worker
 // the Loop answers at once. The ratio of ping p99s must be at least 10.
 func TestServerPingTailInlineVsPool(t *testing.T) {
@@ -41,7 +41,7 @@ func TestServerPingTailInlineVsPool(t *testing.T) {
 }
 
 // TestSpeedupFollowsGOMAXPROCS: count at 2 workers speeds up with 2 Ps and
-// stays near 1 with GOMAXPROCS 1, whatever the workers (issue 4).
+// stays near 1 with GOMAXPROCS 1, whatever the workers.
 func TestSpeedupFollowsGOMAXPROCS(t *testing.T) {
 	shape.Judge(t)
 	if testing.Short() || runtime.NumCPU() < 2 {

@@ -34,7 +34,7 @@ func runScript(t *testing.T, scenario string, at []time.Duration, workers []int,
 	return rows
 }
 
-// TestServerSizesShape is issue 10's first must-hold: server with
+// TestServerSizesShape: server with
 // "0s:0 8s:1 16s:2 24s:4" for 34s has a row per size, each held 8 +- 1.5s
 // (the last about 10), and inline's ping p99 is at least 10 times the
 // 1-worker row's.

@@ -105,7 +105,7 @@ func (t scenarioTarget) info(name string) workload.Info {
 
 // suggest is floor(min(affinity, quota)), at least 1, one fewer for a
 // workload whose Loop must stay responsive (workload.Info.KeepsLoop:
-// server, login; seed 003's cores - 1). See sysinfo.CPUs.Suggest.
+// server, login; seed 003's cores - 1, docs/seeds.md). See sysinfo.CPUs.Suggest.
 func (t scenarioTarget) suggest(name string, cpus sysinfo.CPUs) (int, string) {
 	return cpus.Suggest(t.info(name).KeepsLoop)
 }

@@ -23,7 +23,7 @@ const (
 // height lines of exactly width cells: the caption on the first line, the
 // plot below. It never panics: it cleans the series first (asciigraph
 // v0.10.0 panics on an empty series or on ±Inf, draws nonsense for all-NaN
-// and collapses a flat series to one row; see STACK.md).
+// and collapses a flat series to one row).
 //
 // Values are taken as >= 0 (latencies, depths): negative values are drawn as
 // 0; NaN and ±Inf are gaps. Only the last points that fit are drawn, one

@@ -16,7 +16,7 @@ import (
 )
 
 // crlf turns "\n" into "\r\n" on the way to the emulator: with no TTY there
-// is no line discipline to do it (STACK.md).
+// is no line discipline to do it.
 type crlf struct{ w io.Writer }
 
 // x/vt v0.1.0 panics (index out of range in ultraviolet's
@@ -72,7 +72,7 @@ func waitScreen(t *testing.T, emu *vt.SafeEmulator, what string, ok func(string)
 }
 
 // TestProgramOnVirtualScreen runs the whole tea.Program at 80x24 on an x/vt
-// emulator (tier 2 of STACK.md). The emulator is never closed: closing it
+// emulator. The emulator is never closed: closing it
 // races with the program's last writes.
 func TestProgramOnVirtualScreen(t *testing.T) {
 	if testing.Short() {

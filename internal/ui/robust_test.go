@@ -53,8 +53,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// startProgram runs a model over src on an x/vt emulator of w x h (tier 2
-// of STACK.md) and returns the emulator, the byte counter and a function
+// startProgram runs a model over src on an x/vt emulator of w x h and returns the emulator, the byte counter and a function
 // that stops the program and waits for it.
 func startProgram(t *testing.T, src Source, w, h int) (*vt.SafeEmulator, *countingWriter, *tea.Program, func() error) {
 	t.Helper()

@@ -119,7 +119,7 @@ func tokenIndex(line, label string) int {
 	return -1
 }
 
-// TestLayoutStableOnEveryScenario is issue 10's must-hold: on every
+// TestLayoutStableOnEveryScenario: on every
 // scenario, at 80x24, 100x30 and 160x48, over 40 frames 250ms apart whose
 // figures change wildly, every label stays at the same row and column of
 // the virtual screen.
