@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
@@ -36,15 +37,6 @@ reconnects every 0.5s; --headless writes no line meanwhile and says so on
 stderr.`
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
-
-// openSource is the Source a front end runs against: the agent's client
-// when attached, else a new in-process session.
-func (o options) openSource() (session.Source, error) {
-	if o.attach != nil {
-		return o.attach.client, nil
-	}
-	return session.New(o.session)
-}
 
 // parseAttach reads `offtop attach` arguments; ADDR may come before or
 // after the flags.
@@ -141,21 +133,13 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 			return exitCode(usagef("attach: --keys: %v", err), stderr)
 		}
 	}
-	if !o.headless && !isTerminal(stdout) {
+	if !o.headless && !jobctl.IsTerminal(stdout) {
 		c.Close()
 		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
 		return exitUsage
 	}
 	o.session.Scenario = c.Snapshot().Scenario
-	if o.headless {
-		err = runHeadless(o, stdout, stderr, cr)
-	} else {
-		err = runTUI(o, stdout, cr)
-	}
-	if cr.isCrashed() {
-		return cr.fail()
-	}
-	return exitCode(err, stderr)
+	return runFront(o, stdout, stderr, cr)
 }
 
 // attachedKey reports whether an attached run does something with key k

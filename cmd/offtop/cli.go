@@ -16,10 +16,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/decimal"
+	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -422,19 +421,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	for _, note := range costNotes(o) {
 		fmt.Fprintln(stderr, "offtop: "+note)
 	}
-	if o.headless {
-		err = runHeadless(o, stdout, stderr, cr)
-	} else {
-		if !isTerminal(stdout) {
-			fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
-			return exitUsage
-		}
-		err = runTUI(o, stdout, cr)
+	if !o.headless && !jobctl.IsTerminal(stdout) {
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
 	}
-	if cr.isCrashed() {
-		return cr.fail()
-	}
-	return exitCode(err, stderr)
+	return runFront(o, stdout, stderr, cr)
 }
 
 // printed turns the result of writing a command's whole output (--help,
@@ -509,19 +500,10 @@ type signalError struct{ sig syscall.Signal }
 
 func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
 
-// stopSignals are the signals that end a run, the terminal restored.
-var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-
 // asSignalError converts a received signal for exitCode.
 func asSignalError(s os.Signal) error {
 	if ss, ok := s.(syscall.Signal); ok {
 		return &signalError{ss}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }

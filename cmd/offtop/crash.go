@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/offtop/offtop/internal/crash"
 )
 
@@ -107,25 +105,4 @@ func (c *crasher) fail() int {
 		fmt.Fprintf(c.stderr, "offtop: %s; please report it at %s%s\n", c.report.Error(), reportURL, where)
 	})
 	return exitError
-}
-
-// terminalRestorer returns a function that puts the terminal on stdin back
-// as it is now and leaves the alternate screen on out, for when Bubble Tea
-// cannot (the crasher's last resort, and a second signal). It returns nil
-// when stdin is not a terminal.
-func terminalRestorer(out io.Writer) func() {
-	fd := os.Stdin.Fd()
-	if !term.IsTerminal(fd) {
-		return nil
-	}
-	st, err := term.GetState(fd)
-	if err != nil {
-		return nil
-	}
-	return func() {
-		_ = term.Restore(fd, st)
-		// Leave the alternate screen, show the cursor, bracketed paste off,
-		// pop the kitty keyboard flags, modifyOtherKeys off.
-		_, _ = io.WriteString(out, "\x1b[?1049l\x1b[?25h\x1b[?2004l\x1b[<u\x1b[>4m\r")
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/jobctl"
 	nodeagent "github.com/offtop/offtop/node"
 )
 
@@ -89,7 +90,7 @@ func runNode(args []string, stdout, stderr io.Writer, cr *crasher) int {
 			return fail("%s: no such file", quote(script))
 		}
 	}
-	if !*headless && !isTerminal(stdout) {
+	if !*headless && !jobctl.IsTerminal(stdout) {
 		return fail("stdout is not a terminal; use --headless for JSON Lines")
 	}
 	dir, err := os.MkdirTemp("", "offtop-node-*") // 0700
@@ -113,7 +114,7 @@ func runNode(args []string, stdout, stderr io.Writer, cr *crasher) int {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the terminal's ctrl+c is offtop's; q ends the program
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, stopSignals...) // from here on a stop signal never kills offtop before the program
+	signal.Notify(sig, jobctl.StopSignals...) // from here on a stop signal never kills offtop before the program
 	defer signal.Stop(sig)
 	if err := cmd.Start(); err != nil {
 		return fail("%s: %v", name, err)

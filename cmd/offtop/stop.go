@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/offtop/offtop/internal/crash"
@@ -19,12 +18,10 @@ import (
 // whatever a scenario is doing.
 const stopGrace = 1500 * time.Millisecond
 
-// closeSession closes s, waiting at most grace. A signal on sig meanwhile
-// (a second one: the first began the stop) ends the wait at once and is
-// returned; closed reports whether Close finished. sig and crashed may be
-// nil. A Close that does not finish goes on in the background until the
-// process exits.
-func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Signal, crashed <-chan struct{}) (again os.Signal, closed bool) {
+// closeSession closes s, waiting at most grace or until crashed closes
+// (nil: never), and reports whether Close finished. A Close that does not
+// finish goes on in the background until the process exits.
+func closeSession(s interface{ Close() }, grace time.Duration, crashed <-chan struct{}) (closed bool) {
 	done := make(chan struct{})
 	crash.Go(func() {
 		s.Close()
@@ -34,13 +31,11 @@ func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Sig
 	defer t.Stop()
 	select {
 	case <-done:
-		return nil, true
-	case sg := <-sig:
-		return sg, false
+		return true
 	case <-t.C:
-		return nil, false
+		return false
 	case <-crashed:
-		return nil, false
+		return false
 	}
 }
 

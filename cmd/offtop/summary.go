@@ -10,7 +10,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -169,20 +168,3 @@ func servedLines(rows session.SizeRows, name string) []string {
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
-
-// collectSummary consumes samples until the channel closes, adding each to
-// sm, and closes done. It runs on its own goroutine (crash.Go), the one
-// reader of Samples. hook, when not nil, is called with each sample first:
-// runTUI's tells the dashboard a sample is ready (ui.Sampled) and runs
-// OFFTOP_TEST_PANIC's hook (in a build with -tags offtop_testhooks).
-func collectSummary(samples <-chan session.Snapshot, sm *summary, hook func(), done chan<- struct{}) {
-	crash.Go(func() {
-		defer close(done)
-		for s := range samples {
-			if hook != nil {
-				hook()
-			}
-			sm.Add(s)
-		}
-	})
-}

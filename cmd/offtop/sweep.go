@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/decimal"
+	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sweep"
 )
@@ -70,8 +71,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	hup := watchTerminal(os.Stdin, stdout, stderr)
-	defer hup.stop()
+	hup := jobctl.WatchTerminal(os.Stdin, stdout, stderr)
+	defer hup.Stop()
 	var got atomic.Pointer[os.Signal]
 	finished := make(chan struct{})
 	defer close(finished)
@@ -96,8 +97,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}()
 	c.CheckMachine = true
 	progress := stderr
-	if isTerminal(stderr) {
-		progress = failWriter{stderr, hup}
+	if jobctl.IsTerminal(stderr) {
+		progress = jobctl.FailWriter{W: stderr, Hup: hup}
 	}
 	res, err := sweep.Run(ctx, c, progress)
 	if errors.Is(err, context.Canceled) {
