@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
@@ -20,21 +21,29 @@ type attachOptions struct {
 	client *remote.Client
 }
 
-const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent
-  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)
-flags:
-  --token T           the agent's control token (default: the agent's token file on this
-                      machine, read only when the agent is checked to be that process)
-  --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
-  --duration D        stop after D, 0..8760h (default 0: run until q)
-  --interval D        redraw period, 1ms..1m (default 250ms; the agent samples
-                      at its own)
-  --no-summary        print no summary at the end
-keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
-When the program goes away the dashboard says "disconnected" and attach
-reconnects every 0.5s; --headless writes no line meanwhile and says so on
-stderr.`
+// attachUsage is offtop attach --help, generated from its flags.
+var attachUsage = func() string {
+	fs, _, _ := attachFlags(new(options))
+	return "usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent\n" +
+		"  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)\n" +
+		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary") + "\n" +
+		attachKeysUsage + "\n" +
+		"When the program goes away the dashboard says \"disconnected\" and attach\n" +
+		"reconnects every " + remote.RetryEvery.String() + "; --headless writes no line meanwhile and says so on\nstderr."
+}()
+
+// attachKeysUsage is attach --help's list of the keys.
+const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c"
+
+// attachFlags defines attach's flags into o: the values of --token and
+// --keys.
+func attachFlags(o *options) (fs *cliflag.Set, token, keys *string) {
+	fs = cliflag.New("offtop attach")
+	token = fs.String("token", "", "`T` the agent's control token (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
+	keys = new(string)
+	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
+	return fs, token, keys
+}
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
 
@@ -42,14 +51,7 @@ const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--
 // after the flags.
 func parseAttach(args []string) (options, string, error) {
 	var o options
-	fs := flag.NewFlagSet("offtop attach", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	token := fs.String("token", "", "")
-	fs.BoolVar(&o.headless, "headless", false, "")
-	fs.BoolVar(&o.noSummary, "no-summary", false, "")
-	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
-	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
-	keys := fs.String("keys", "", "")
+	fs, token, keys := attachFlags(&o)
 	// Flags and ADDR in any order: parse up to a word, take it, go on.
 	var addr string
 	var rest []string
@@ -58,7 +60,7 @@ func parseAttach(args []string) (options, string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return o, "", flag.ErrHelp
 			}
-			return o, "", usagef("attach: %s", flagError(fs, err))
+			return o, "", usagef("attach: %s", fs.Error(err))
 		}
 		if fs.NArg() == 0 {
 			break
@@ -85,17 +87,13 @@ func parseAttach(args []string) (options, string, error) {
 	if _, err := remote.BaseURL(addr); err != nil {
 		return o, "", usagef("attach: %v: %s", err, quote(addr))
 	}
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	seen := fs.Seen()
 	if seen["token"] && *token == "" {
 		return o, "", usagef("attach: --token: empty (leave it out to read the agent's token file)")
 	}
-	if seen["keys"] && *keys == "" {
-		return o, "", usagef("attach: --keys: empty (leave it out to type the keys)")
-	}
-	steps, err := parseKeys(*keys)
+	steps, err := keySteps(*keys, seen)
 	if err != nil {
-		return o, "", usagef("attach: --keys: %v", err)
+		return o, "", usagef("attach: %v", err)
 	}
 	for i, s := range steps {
 		if !attachedKey(s.Key) {

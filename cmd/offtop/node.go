@@ -15,19 +15,38 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/jobctl"
 	nodeagent "github.com/offtop/offtop/node"
 )
 
-const nodeUsage = `usage: offtop node [flags] -- app.js [ARGS...]   a Node.js program with offtop's agent, and its dashboard
-  Runs node --require <offtop's agent> app.js ARGS (node from PATH, 20 or later)
-  and attaches to it; q ends both. The program's output goes to a log file
-  named at the end; the program's exit status is reported.
-flags:
-  --listen ADDR       where the program's agent serves (default 127.0.0.1:0, a free port;
-                      loopback only), so offtop attach ADDR works from elsewhere too
-  --headless, --keys SCRIPT, --duration D, --interval D, --no-summary   as offtop attach
-keys: + - up down 0-9 (the agent's pool size) r (reset) d ? q ctrl+c`
+// nodeUsage is offtop node --help, generated from its flags.
+var nodeUsage = func() string {
+	fs, _, _ := nodeFlags()
+	return "usage: offtop node [flags] -- app.js [ARGS...]   a Node.js program with offtop's agent, and its dashboard\n" +
+		"  Runs node --require <offtop's agent> app.js ARGS (node from PATH, 20 or later)\n" +
+		"  and attaches to it; q ends both. The program's output goes to a log file\n" +
+		"  named at the end; the program's exit status is reported.\n" +
+		"flags:\n" + fs.Usage("listen") + "\n" +
+		"  --headless, --keys SCRIPT, --duration D, --interval D, --no-summary   as offtop attach\n" +
+		nodeKeysUsage
+}()
+
+// nodeKeysUsage is node --help's list of the keys.
+const nodeKeysUsage = "keys: + - up down 0-9 (the agent's pool size) r (reset) d ? q ctrl+c"
+
+// nodeFlags defines node's flags: --listen, and attach's front end flags
+// as text, passed on to attach as given.
+func nodeFlags() (fs *cliflag.Set, listen *string, headless *bool) {
+	fs = cliflag.New("offtop node")
+	listen = fs.String("listen", "127.0.0.1:0", "`ADDR` where the program's agent serves (0: a free port; loopback only), so offtop attach ADDR works from elsewhere too")
+	headless = fs.Bool("headless", false, "")
+	fs.Bool("no-summary", false, "")
+	for _, f := range []string{"keys", "duration", "interval"} {
+		fs.String(f, "", "")
+	}
+	return fs, listen, headless
+}
 
 const nodeShortUsage = "usage: offtop node [--listen ADDR] [--headless] [--keys SCRIPT] [--duration D] -- app.js [ARGS...]  (offtop node --help)"
 
@@ -47,20 +66,12 @@ func runNode(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		fmt.Fprintf(stderr, "offtop node: %s\n", oneLine(fmt.Sprintf(format, a...)))
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("offtop node", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:0", "")
-	headless := fs.Bool("headless", false, "")
-	fs.Bool("no-summary", false, "")
-	var keys, duration, interval string
-	fs.StringVar(&keys, "keys", "", "")
-	fs.StringVar(&duration, "duration", "", "")
-	fs.StringVar(&interval, "interval", "", "")
+	fs, listen, headless := nodeFlags()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return printed(fmt.Fprintln(stdout, nodeUsage))(stderr)
 		}
-		fmt.Fprintf(stderr, "offtop node: %s\n%s\n", oneLine(flagError(fs, err)), nodeShortUsage)
+		fmt.Fprintf(stderr, "offtop node: %s\n%s\n", oneLine(fs.Error(err).Error()), nodeShortUsage)
 		return exitUsage
 	}
 	prog := fs.Args()

@@ -2,50 +2,36 @@ package main
 
 import (
 	"errors"
-	"flag"
+	"fmt"
 	"net"
 	"os"
 	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
 
-// seedUsage lists the flags of the seeds' experiments (issue 15), for
-// usageText.
-const seedUsage = `  --loops N           server: Loops 1..8, connections spread round-robin, as
-                      Node's cluster (default 1; l and L change it live)
-  --per-task          a goroutine per task, no queue and no bound, instead of
-                      the pool (u toggles it)
-  --split NAME        count: queue (default), even, slice or chunkify, seed
-                      000's splits (p cycles them)
-  --jobs N            count: jobs per batch 1..256, submitted at once (default 16)
-  --payload KIND      breakeven: bytes (default) or objects, 1M {id, sku, price}
-                      serialised with encoding/gob (o switches)
-  --listen ADDR       server, io: listen on ADDR (default 127.0.0.1:0; a
-                      missing host is 127.0.0.1); loopback only, unless
-  --allow-remote      lets --listen take an address other machines reach
-  --no-load           start with the scenario's own clients off (space resumes),
-                      to drive offtop's server with autocannon, oha, hey or wrk`
-
-// seedFlags defines the flags of seedUsage on fs into c and returns their
-// check: one usage error naming the flag, or nil. With loops nil (offtop
-// sweep, which takes --loops as a list and --per-task as "compare both")
-// it leaves out --loops, --per-task and --no-load.
-func seedFlags(fs *flag.FlagSet, c *session.Config, loops *int) func(seen map[string]bool) error {
+// seedFlags defines on fs into c the flags of the seeds' experiments
+// and returns their check: one usage error naming the flag, or nil. With
+// loops nil (offtop sweep, which takes --loops as a list and --per-task
+// as "compare both") it leaves out --loops, --per-task and --no-load.
+func seedFlags(fs *cliflag.Set, c *session.Config, loops *int) func(seen map[string]bool) error {
 	if loops != nil {
-		fs.Var(decimal.Var(loops, 1), "loops", "")
-		fs.BoolVar(&c.PerTask, "per-task", false, "")
-		fs.BoolVar(&c.NoLoad, "no-load", false, "")
+		fs.Var(decimal.Var(loops, 1), "loops", fmt.Sprintf("`N` server: Loops 1..%d, connections spread round-robin, as Node's cluster (l and L change it live)", scenarios.MaxLoops))
+		fs.Range("loops", fmt.Sprintf("1..%d", scenarios.MaxLoops))
+		fs.BoolVar(&c.PerTask, "per-task", false, "a goroutine per task, no queue and no bound, instead of the pool (u toggles it)")
+		fs.BoolVar(&c.NoLoad, "no-load", false, "start with the scenario's own clients off (space resumes), to drive offtop's server with autocannon, oha, hey or wrk")
 	}
-	fs.StringVar(&c.Scenarios.CountSplit, "split", scenarios.SplitQueue, "")
-	fs.Var(decimal.Var(&c.Scenarios.CountJobs, 0), "jobs", "")
-	fs.StringVar(&c.Scenarios.BreakevenPayload, "payload", scenarios.PayloadBytes, "")
-	fs.StringVar(&c.Scenarios.Listen, "listen", "", "")
-	allowRemote := fs.Bool("allow-remote", false, "")
+	fs.StringVar(&c.Scenarios.CountSplit, "split", scenarios.SplitQueue, "`NAME` count: one of "+strings.Join(scenarios.CountSplits, ", ")+", seed 000's splits (p cycles them)")
+	fs.Var(decimal.Var(&c.Scenarios.CountJobs, 0), "jobs", "`N` count: jobs per batch 1..256, submitted at once (default: 16)")
+	fs.Range("jobs", "1..256")
+	fs.StringVar(&c.Scenarios.BreakevenPayload, "payload", scenarios.PayloadBytes, "`KIND` breakeven: bytes or objects, 1M {id, sku, price} serialised with encoding/gob (o switches)")
+	fs.StringVar(&c.Scenarios.Listen, "listen", "", "`ADDR` server, io: listen on ADDR (default: 127.0.0.1:0; a missing host is 127.0.0.1); loopback only, unless")
+	allowRemote := fs.Bool("allow-remote", false, "lets --listen take an address other machines reach")
 	return func(seen map[string]bool) error {
 		sc := &c.Scenarios
 		if loops != nil {

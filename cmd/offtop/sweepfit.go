@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -65,9 +64,7 @@ machine: before the first run and after the last, one thread per CPU spins for
 // checkSizing checks --repeat, --load, --fit and --hdr-log and fills c.Repeat and
 // c.Load (the scenario's sweep load unless --load was given); it returns
 // the one-line error, or "".
-func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+func checkSizing(seen map[string]bool, c *sweep.Config, repeat string) string {
 	n, err := sweep.ParseRepeat(repeat)
 	if err != nil {
 		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrRepeat.Error()), ": ")
@@ -77,7 +74,7 @@ func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
 	if !seen["load"] {
 		c.Load = scenarios.Sizing(c.Base.Scenario).SweepLoad
 	} else if c.Load < -scenarios.MaxLoadSteps || c.Load > scenarios.MaxLoadSteps {
-		return fmt.Sprintf("--load: out of range %s: %d", flagRanges()["load"], c.Load)
+		return fmt.Sprintf("--load: out of range -%d..%d: %d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps, c.Load)
 	}
 	if c.Fit && (seen["loops"] || c.PerTask) {
 		return "--fit: fits one configuration's sizes, not with --loops or --per-task"
