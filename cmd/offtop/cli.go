@@ -287,10 +287,10 @@ const maxScale = 1000
 // ends the run with the terminal restored, one line on stderr and exit 1.
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	cr := newCrasher(stderr)
-	defer crash.SetHandler(cr.handle)()
+	defer crash.SetHandler(cr.Handle)()
 	defer func() {
-		if cr.isCrashed() {
-			code = cr.fail()
+		if cr.IsCrashed() {
+			code = cr.Fail()
 		}
 	}()
 	defer crash.Recover()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
@@ -34,9 +35,13 @@ type headless struct {
 	once   sync.Once
 }
 
+// linkNotes says on stderr when an attached run's stream breaks and is
+// back.
+type linkNotes = remote.Notes
+
 func newHeadless(r *runner, w, stderr io.Writer) *headless {
 	r.hup = jobctl.WatchTerminal(os.Stdin, w, stderr)
-	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{w: stderr},
+	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr},
 		failed: make(chan struct{}), stop: make(chan struct{})}
 	h.enc = json.NewEncoder(h.bw)
 	return h
@@ -46,7 +51,7 @@ func (h *headless) show() error {
 	select {
 	case <-h.stop:
 	case <-h.failed:
-	case <-h.r.cr.crashed:
+	case <-h.r.cr.Crashed():
 	}
 	return nil
 }
@@ -68,7 +73,7 @@ func (h *headless) press(key string) {
 // sampled writes snap as a line; attached, no line while the program is
 // gone (linkNotes says so).
 func (h *headless) sampled(snap session.Snapshot) {
-	if h.link.skip(snap) || h.werr != nil {
+	if h.link.Skip(snap) || h.werr != nil {
 		return
 	}
 	if h.werr = h.enc.Encode(snap); h.werr == nil {
@@ -94,7 +99,7 @@ func (h *headless) finish(_ bool, sig os.Signal, _ error) error {
 	if !h.r.o.noSummary {
 		_ = h.r.writeSummary(h.stderr, nil)
 	}
-	h.link.end()
+	h.link.End()
 	return err
 }
 

@@ -54,18 +54,22 @@ type runner struct {
 	// hup tells when the run's terminal hangs up; the front end chooses
 	// which terminal (newRunner: none).
 	hup *jobctl.Hangup
+	sig chan os.Signal // the stop signals, from before the Source opens
 }
 
-// newRunner opens the run's Source: the agent's client when attached,
-// else a new in-process session.
+// newRunner catches the stop signals and opens the run's Source: the
+// agent's client when attached, else a new in-process session.
 func newRunner(o options, cr *crasher) (*runner, error) {
-	r := &runner{o: o, cr: cr, start: time.Now(), sm: &summary{first: o.session.Scenario}, hup: jobctl.NoWatch()}
+	r := &runner{o: o, cr: cr, start: time.Now(), sm: &summary{First: o.session.Scenario}, hup: jobctl.NoWatch(),
+		sig: make(chan os.Signal, 2)}
+	signal.Notify(r.sig, jobctl.StopSignals...)
 	if o.attach != nil {
 		r.src = o.attach.client
 		return r, nil
 	}
 	s, err := session.New(o.session)
 	if err != nil {
+		signal.Stop(r.sig)
 		return nil, err
 	}
 	r.src = s
@@ -77,9 +81,6 @@ func newRunner(o options, cr *crasher) (*runner, error) {
 func (r *runner) run(fe frontEnd) error {
 	defer r.hup.Stop()
 	defer fe.release()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, jobctl.StopSignals...)
-	defer signal.Stop(sig)
 	samples, halt := r.readSamples(fe)
 	shown := make(chan struct{}) // closed when show returns
 	crash.Go(func() { playKeys(r.o.keys, r.start, shown, fe.press) })
@@ -94,74 +95,99 @@ func (r *runner) run(fe frontEnd) error {
 			}
 		})
 	}
-	var got atomic.Pointer[os.Signal] // the stop signal that ended the run
-	var ended atomic.Bool             // show has returned; the session is closing
-	done := make(chan struct{})
-	defer close(done)
-	crash.Go(func() {
-		// The signal the front end ended show for is the first, however
-		// late it comes here. The terminal gone is a SIGHUP, and a SIGHUP
-		// after it the same hang-up.
-		first := true
-		gone := r.hup.Gone()
-		for {
-			select {
-			case <-done:
-				return
-			case <-gone:
-				gone = nil
-				if first && !ended.Load() {
-					first = false
-					sg := os.Signal(syscall.SIGHUP)
-					got.Store(&sg)
-					fe.quit()
-				}
-				continue
-			case sg := <-sig:
-				if sg == syscall.SIGHUP && r.hup.IsGone() {
-					continue
-				}
-				if first && (!ended.Load() || fe.endedBy() != nil) {
-					first = false
-					got.Store(&sg)
-					fe.quit()
-					continue
-				}
-				r.cr.restoreTerminal()
-				fmt.Fprintf(r.cr.stderr, "offtop: %v again: exiting at once\n", sg)
-				r.cr.exit(exitCode(asSignalError(sg), io.Discard))
-				return
-			}
-		}
-	})
+	var ended atomic.Bool // show has returned; the session is closing
+	// The signal the front end ended show for is the first, however late
+	// it comes here.
+	stops := watchStops(r.hup, r.sig, func() bool { return !ended.Load() || fe.endedBy() != nil }, fe.quit,
+		func(sg os.Signal) {
+			r.cr.RestoreTerminal()
+			fmt.Fprintf(r.cr.Stderr, "offtop: %v again: exiting at once\n", sg)
+			r.cr.Exit(exitCode(asSignalError(sg), io.Discard))
+		})
+	defer stops.end()
 
 	err := fe.show()
 	ended.Store(true)
 	close(shown)
 	if sg := fe.endedBy(); sg != nil {
-		got.CompareAndSwap(nil, &sg)
+		stops.got.CompareAndSwap(nil, &sg)
 	}
-	if r.cr.isCrashed() {
+	if r.cr.IsCrashed() {
 		return nil // run prints the panic; a panicked session may never close
 	}
-	closed := closeSession(r.src, stopGrace, r.cr.crashed)
-	if r.cr.isCrashed() {
+	closed := closeSession(r.src, stopGrace, r.cr.Crashed())
+	if r.cr.IsCrashed() {
 		return nil
 	}
 	if !closed {
-		sayNotClosed(r.cr.stderr, r.src.Snapshot().Scenario, stopGrace)
+		sayNotClosed(r.cr.Stderr, r.src.Snapshot().Scenario, stopGrace)
 		close(halt) // the samples so far; Samples never closes
 	}
 	<-samples
-	if r.cr.isCrashed() {
+	if r.cr.IsCrashed() {
 		return nil
 	}
-	var sg os.Signal
-	if p := got.Load(); p != nil {
-		sg = *p
-	}
 	r.sm.Finish(time.Since(r.start))
-	return fe.finish(closed, sg, err)
+	return fe.finish(closed, stops.signal(), err)
+}
+
+// stopWatch is a run's stop signals: the first (a signal, or the
+// terminal gone: SIGHUP) ends the run gracefully, a second exits at once.
+type stopWatch struct {
+	got  atomic.Pointer[os.Signal] // the stop signal that ended the run
+	sig  chan<- os.Signal
+	done chan struct{}
+}
+
+// watchStops watches sig (signal.Notify's) and hup until end, which
+// stops sig's signals: the first of them, while
+// graceful says so, calls stop; any later one, or one while graceful says
+// no, calls again. A SIGHUP after the terminal is gone is the same
+// hang-up.
+func watchStops(hup *jobctl.Hangup, sig chan os.Signal, graceful func() bool, stop func(), again func(os.Signal)) *stopWatch {
+	w := &stopWatch{sig: sig, done: make(chan struct{})}
+	crash.Go(func() {
+		first := true
+		gone := hup.Gone()
+		for {
+			var sg os.Signal = syscall.SIGHUP
+			hungUp := false
+			select {
+			case <-w.done:
+				return
+			case <-gone:
+				gone, hungUp = nil, true
+			case sg = <-sig:
+				if sg == syscall.SIGHUP && hup.IsGone() {
+					continue
+				}
+			}
+			switch {
+			case first && graceful():
+				first = false
+				w.got.Store(&sg)
+				stop()
+			case !hungUp:
+				again(sg)
+				return
+			}
+		}
+	})
+	return w
+}
+
+// signal is the stop signal that ended the run, nil for none.
+func (w *stopWatch) signal() os.Signal {
+	if p := w.got.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// end stops the watching.
+func (w *stopWatch) end() {
+	signal.Stop(w.sig)
+	close(w.done)
 }
 
 // readSamples starts the one reader of the Source's Samples: each sample
@@ -212,7 +238,7 @@ func (r *runner) readSamples(fe frontEnd) (done <-chan struct{}, halt chan<- str
 func (r *runner) writeSummary(w io.Writer, notes func(io.Writer) error) error {
 	err := r.sm.Write(w)
 	if err == nil {
-		err = writeStopNote(w, r.sm.last)
+		err = r.sm.StopNote(w)
 	}
 	if err == nil && notes != nil {
 		err = notes(w)
@@ -223,8 +249,8 @@ func (r *runner) writeSummary(w io.Writer, notes func(io.Writer) error) error {
 // runFront runs o on the front end it asks for and returns the exit code.
 func runFront(o options, stdout, stderr io.Writer, cr *crasher) int {
 	err := runOnce(o, stdout, stderr, cr)
-	if cr.isCrashed() {
-		return cr.fail()
+	if cr.IsCrashed() {
+		return cr.Fail()
 	}
 	return exitCode(err, stderr)
 }

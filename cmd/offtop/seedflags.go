@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"net"
-	"os"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/decimal"
@@ -60,57 +56,8 @@ func seedFlags(fs *cliflag.Set, c *session.Config, loops *int) func(seen map[str
 	}
 }
 
-// listenAddr checks a --listen value, HOST:PORT with PORT 0..65535, and
-// gives a missing host as 127.0.0.1. HOST must be loopback (an IP, or a
-// name whose every address is) unless remote; and the address must be
-// one this machine can listen on now: it is tried (and closed) here, so a
-// port in use, an address not on this machine or a host not found is one
-// line at the start, reason first, not the scenario's failure to start.
-func listenAddr(s string, remote bool) (string, error) {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
-		return "", errString("not HOST:PORT like 127.0.0.1:17080")
-	}
-	if p, err := decimal.Int(port); err != nil || p < 0 || p > 65535 {
-		return "", errString("port not a number 0..65535")
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if !remote {
-		ips, err := net.LookupIP(host)
-		if err != nil || len(ips) == 0 {
-			return "", errString("host not found")
-		}
-		for _, ip := range ips {
-			if !ip.IsLoopback() {
-				return "", errString("not a loopback address (--allow-remote to listen where other machines reach)")
-			}
-		}
-	}
-	addr := net.JoinHostPort(host, port)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		var dns *net.DNSError
-		switch {
-		case errors.Is(err, syscall.EADDRINUSE):
-			return "", errString("address already in use")
-		case errors.Is(err, syscall.EADDRNOTAVAIL):
-			return "", errString("address not on this machine")
-		case errors.Is(err, syscall.EACCES):
-			return "", errString("port not allowed (below 1024 needs privileges)")
-		case errors.As(err, &dns):
-			return "", errString("host not found")
-		}
-		var se *os.SyscallError
-		if errors.As(err, &se) {
-			return "", errString(se.Err.Error())
-		}
-		return "", errString("cannot listen")
-	}
-	ln.Close()
-	return addr, nil
-}
+// listenAddr checks a --listen value (scenarios.CheckListen).
+var listenAddr = scenarios.CheckListen
 
 // checkScenarioFlags refuses, in one line, the first flag (by name) of
 // seen that scenario does not read: offtop and offtop sweep refuse a flag
@@ -133,8 +80,3 @@ func checkScenarioFlags(scenario string, seen map[string]bool) error {
 	}
 	return usagef("--%s: only %s %s it, not %s", names[0], strings.Join(takers, " and "), verb, quote(scenario))
 }
-
-// errString is an error that is its message.
-type errString string
-
-func (e errString) Error() string { return string(e) }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/crash"
-	"github.com/offtop/offtop/internal/session"
 )
 
 // stopGrace is how long a stopping run (q, the end of --duration, the
@@ -43,31 +42,4 @@ func closeSession(s interface{ Close() }, grace time.Duration, crashed <-chan st
 // within the grace.
 func sayNotClosed(w io.Writer, scenario string, grace time.Duration) {
 	fmt.Fprintf(w, "offtop: the %s scenario did not stop within %v; exiting without waiting for it\n", scenario, grace)
-}
-
-// writeStopNote tells, after the summary, what the stop did to a Loop
-// stall in progress (last is the session's last sample): cut short (the
-// stall scenario's stalls_cut; the probe recorded it, so the probe max
-// above includes it) or, when the Loop was still blocked as the run
-// ended, for how long (probe_stalled_ms; not in the probe max). Nothing
-// when neither.
-func writeStopNote(w io.Writer, last session.Snapshot) error {
-	var cut, cutMS float64 // stalls cut (one at most: the stop's), and its length
-	for _, r := range last.Readouts {
-		switch {
-		case r.Key == "stalls_cut" && r.Known:
-			cut = r.Value
-		case r.Key == "last_stall_ms" && r.Known:
-			cutMS = r.Value
-		}
-	}
-	var err error
-	if cut > 0 {
-		_, err = fmt.Fprintf(w, "the stop cut a Loop stall short after %.0f ms (in the probe max)\n", cutMS)
-	}
-	if last.ProbeStalled > 0 {
-		_, err = fmt.Fprintf(w, "the Loop was still blocked at the end, for %.0f ms: not in the probe max\n",
-			float64(last.ProbeStalled)/float64(time.Millisecond))
-	}
-	return err
 }

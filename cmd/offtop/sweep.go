@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -71,31 +70,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	hup := jobctl.WatchTerminal(os.Stdin, stdout, stderr)
 	defer hup.Stop()
-	var got atomic.Pointer[os.Signal]
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case sg := <-sig:
-			got.Store(&sg)
-			cancel()
-		case <-hup.Gone():
-			var sg os.Signal = syscall.SIGHUP
-			got.Store(&sg)
-			cancel()
-		case <-finished:
-			return
-		}
-		select {
-		case sg := <-sig:
+	stops := watchStops(hup, sig, func() bool { return true }, cancel,
+		func(sg os.Signal) {
 			fmt.Fprintf(stderr, "offtop sweep: %v again: exiting at once\n", sg)
 			os.Exit(exitCode(asSignalError(sg), io.Discard))
-		case <-finished:
-		}
-	}()
+		})
+	defer stops.end()
 	c.CheckMachine = true
 	progress := stderr
 	if jobctl.IsTerminal(stderr) {
@@ -115,8 +97,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		werr = res.Write(stdout)
 	}
-	if sg := got.Load(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
-		return exitCode(asSignalError(*sg), stderr)
+	if sg := stops.signal(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
+		return exitCode(asSignalError(sg), stderr)
 	}
 	if werr != nil {
 		return exitCode(writeErr(werr), stderr)

@@ -55,8 +55,8 @@ func newTUI(r *runner, w io.Writer) *tui {
 	t.p = tea.NewProgram(ui.New(uiSource(r.src, r.start)), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return t.sus.Filter(m, msg) }))
 	t.sus = jobctl.NewSuspender(t.p, out)
-	r.cr.setStop(t.p.Kill)
-	r.cr.setRestore(jobctl.Restorer(w))
+	r.cr.SetStop(t.p.Kill)
+	r.cr.SetRestore(jobctl.Restorer(w))
 	return t
 }
 
@@ -79,8 +79,8 @@ func (t *tui) show() error {
 		// the signal.
 		err = nil
 	}
-	if !t.r.cr.isCrashed() {
-		t.r.cr.setRestore(nil) // Bubble Tea has restored the terminal
+	if !t.r.cr.IsCrashed() {
+		t.r.cr.SetRestore(nil) // Bubble Tea has restored the terminal
 	}
 	return err
 }
@@ -105,7 +105,7 @@ func (t *tui) finish(closed bool, sig os.Signal, err error) error {
 	if closed && !t.r.o.noSummary {
 		werr := t.r.writeSummary(t.w, t.sus.Note)
 		if werr != nil && t.r.hup.IsGone() {
-			werr = t.r.writeSummary(t.r.cr.stderr, t.sus.Note)
+			werr = t.r.writeSummary(t.r.cr.Stderr, t.sus.Note)
 		}
 		if werr != nil && err == nil {
 			err = writeErr(werr)
@@ -119,8 +119,8 @@ func (t *tui) finish(closed bool, sig os.Signal, err error) error {
 
 func (t *tui) release() {
 	t.sus.Stop()
-	t.r.cr.setStop(nil)
-	t.r.cr.setRestore(nil)
+	t.r.cr.SetStop(nil)
+	t.r.cr.SetRestore(nil)
 }
 
 // forwardSamples calls send for each signal on sampled until stop closes,
