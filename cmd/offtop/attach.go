@@ -78,10 +78,7 @@ func parseAttach(args []string) (options, string, error) {
 	case len(rest) > 0:
 		return o, "", usagef("attach: unexpected argument: %s", quote(rest[0]))
 	}
-	if err := runRange.check("duration", o.duration); err != nil {
-		return o, "", usagef("attach: %v", err)
-	}
-	if err := intervalRange.check("interval", o.session.Interval); err != nil {
+	if err := fs.Check(); err != nil {
 		return o, "", usagef("attach: %v", err)
 	}
 	if _, err := remote.BaseURL(addr); err != nil {

@@ -104,11 +104,9 @@ var usageText = func() string {
 // shortUsage follows a usage error.
 const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"
 
-// durFlag defines a duration flag of range r; usage comes first, then the
-// range.
+// durFlag defines a duration flag of range r, said in usage for RANGE.
 func durFlag(fs *cliflag.Set, p *time.Duration, name string, def time.Duration, r durRange, usage string) {
-	fs.DurationVar(p, name, def, strings.Replace(usage, "RANGE", r.text, 1))
-	fs.Range(name, r.text)
+	fs.DurationVar(p, name, def, r.lo, r.hi, r.text, strings.Replace(usage, "RANGE", r.text, 1))
 }
 
 // frontFlags defines the flags of a run's front end, offtop's and
@@ -164,21 +162,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("unexpected argument: %s", quote(fs.Arg(0)))
 	}
+	if err := fs.Check(); err != nil {
+		return o, usagef("%v", err)
+	}
 	seen := fs.Seen()
 	c := &o.session
-	for _, f := range []struct {
-		name string
-		v    time.Duration
-		r    durRange
-	}{
-		{"duration", o.duration, runRange}, {"interval", c.Interval, intervalRange},
-		{"resolution", c.Resolution, resolutionRange}, {"window", c.Window, windowRange},
-		{"stall", c.Scenarios.StallDuration, stallRange}, {"stall-every", c.Scenarios.StallPeriod, stallEveryRange},
-	} {
-		if err := f.r.check(f.name, f.v); err != nil {
-			return o, err
-		}
-	}
 	switch {
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
@@ -234,7 +222,7 @@ func keySteps(script string, seen map[string]bool) ([]step, error) {
 var errVersion = errors.New("version")
 
 // durRange is the range lo..hi a duration flag takes; text says it as the
-// usage does and is the flag's Usage, for flagReason.
+// usage does.
 type durRange struct {
 	lo, hi time.Duration
 	text   string
@@ -252,14 +240,6 @@ var (
 	stallEveryRange = durRange{time.Millisecond, time.Hour, "1ms..1h"}
 	sweepRange      = durRange{time.Second, 24 * time.Hour, "1s..24h"} // sweep --duration
 )
-
-// check is the usage error of a --name of v outside r, or nil.
-func (r durRange) check(name string, v time.Duration) error {
-	if v < r.lo || v > r.hi {
-		return usagef("--%s: out of range %s: %v", name, r.text, v)
-	}
-	return nil
-}
 
 // tooShort is the usage error of a --name of v shorter than it may be
 // beside other flags (than, "--interval 250ms"), least the shortest it

@@ -144,7 +144,7 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	if msg := checkSizing(seen, &c, *repeat); msg != "" {
 		return fail(msg)
 	}
-	if err := sweepRange.check("duration", c.Duration); err != nil {
+	if err := fs.Check(); err != nil {
 		// Shorter runs hold fewer samples than a window needs (the
 		// session's window is derived from the duration).
 		return fail(err.Error())

@@ -23,6 +23,14 @@ import (
 type Set struct {
 	*flag.FlagSet
 	ranges map[string]string
+	bounds []bound // in registration order
+}
+
+// bound is the range lo..hi of a duration flag.
+type bound struct {
+	name   string
+	p      *time.Duration
+	lo, hi time.Duration
 }
 
 // New is an empty Set named name ("offtop sweep").
@@ -35,6 +43,25 @@ func New(name string) *Set {
 // Range records the range of flag name as the usage says it ("0..256"),
 // for the message of a value too large to parse.
 func (s *Set) Range(name, text string) { s.ranges[name] = text }
+
+// DurationVar defines a duration flag whose value must lie in lo..hi,
+// said as text ("1ms..1m") in messages; Check checks it.
+func (s *Set) DurationVar(p *time.Duration, name string, def, lo, hi time.Duration, text, usage string) {
+	s.FlagSet.DurationVar(p, name, def, usage)
+	s.Range(name, text)
+	s.bounds = append(s.bounds, bound{name, p, lo, hi})
+}
+
+// Check is the first duration flag, in the order defined, outside its
+// range: "--interval: out of range 1ms..1m: 2m0s"; nil when none.
+func (s *Set) Check() error {
+	for _, b := range s.bounds {
+		if v := *b.p; v < b.lo || v > b.hi {
+			return fmt.Errorf("--%s: out of range %s: %v", b.name, s.ranges[b.name], v)
+		}
+	}
+	return nil
+}
 
 // Seen is the set of flags the command line gave.
 func (s *Set) Seen() map[string]bool {

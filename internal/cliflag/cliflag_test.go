@@ -61,3 +61,21 @@ func TestErrorIsOneLine(t *testing.T) {
 		t.Errorf("a long value quoted as %s", q)
 	}
 }
+
+// TestCheckSaysTheFirstOutOfRange: the first duration flag, in the order
+// defined, outside its range is the error, with the range's text.
+func TestCheckSaysTheFirstOutOfRange(t *testing.T) {
+	s := New("t")
+	var a, b time.Duration
+	s.DurationVar(&a, "a", time.Second, time.Millisecond, time.Minute, "1ms..1m", "")
+	s.DurationVar(&b, "b", 0, 0, time.Hour, "0..1h", "")
+	if err := s.Parse(nil); err != nil || s.Check() != nil {
+		t.Fatalf("defaults: %v, %v", err, s.Check())
+	}
+	if err := s.Parse([]string{"--b", "2h", "--a", "2m"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err == nil || err.Error() != "--a: out of range 1ms..1m: 2m0s" {
+		t.Errorf("check: %v", err)
+	}
+}
