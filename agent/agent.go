@@ -136,9 +136,6 @@ func New(o Options) (*Agent, error) {
 	if o.Logf == nil {
 		o.Logf = log.Printf
 	}
-	if err := o.check(); err != nil {
-		return nil, err
-	}
 	ep := newEndpoints(cmp.Or(o.Window, session.DefaultWindow), nil)
 	s, err := session.New(session.Config{
 		Interval: o.Interval, Resolution: o.Resolution, Window: o.Window,
@@ -167,22 +164,6 @@ func New(o Options) (*Agent, error) {
 		a.hub.run(s.Samples())
 	}()
 	return a, nil
-}
-
-// check refuses periods the sampler cannot run at: Interval below 1ms,
-// Resolution below 100us, a Window shorter than Interval (zero: their
-// defaults).
-func (o Options) check() error {
-	iv, res, win := cmp.Or(o.Interval, session.DefaultInterval), cmp.Or(o.Resolution, session.DefaultResolution), cmp.Or(o.Window, session.DefaultWindow)
-	switch {
-	case iv < time.Millisecond:
-		return fmt.Errorf("agent: %w: interval %v is below 1ms", session.ErrConfig, iv)
-	case res < 100*time.Microsecond:
-		return fmt.Errorf("agent: %w: resolution %v is below 100us", session.ErrConfig, res)
-	case win < iv:
-		return fmt.Errorf("agent: %w: window %v is shorter than the interval %v", session.ErrConfig, win, iv)
-	}
-	return nil
 }
 
 // accounted is p, or nil when p holds a nil *pool.Pool or *pool.Meter.

@@ -164,8 +164,7 @@ var ErrBusy = errors.New("too many actions waiting")
 
 const maxPending = 1024
 
-// New starts the run c says, its zero fields the defaults (c is the
-// caller's to check: offtop's flags, agent.Options): Loop, pool, probes, scenario and
+// New validates c and starts the run: Loop, pool, probes, scenario and
 // sampler. The first sample is taken after one Interval.
 func New(c Config) (*Session, error) {
 	if c.Scenario == "" {
@@ -186,6 +185,18 @@ func New(c Config) (*Session, error) {
 	c.Clock = clock.Or(c.Clock)
 	if c.Scenarios.Clock == nil {
 		c.Scenarios.Clock = c.Clock
+	}
+	switch {
+	case c.Interval < time.Millisecond:
+		return nil, fmt.Errorf("%w: interval %v is below 1ms", ErrConfig, c.Interval)
+	case c.Resolution < 100*time.Microsecond:
+		return nil, fmt.Errorf("%w: resolution %v is below 100us", ErrConfig, c.Resolution)
+	case c.Window < c.Interval:
+		return nil, fmt.Errorf("%w: window %v is shorter than the interval %v", ErrConfig, c.Window, c.Interval)
+	case c.Scale < 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0):
+		return nil, fmt.Errorf("%w: scale %v must be > 0", ErrConfig, c.Scale)
+	case c.Workers > MaxWorkers:
+		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
 	}
 	var scen scenarios.Scenario
 	if c.Program != nil {
