@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/offtop/offtop/internal/cliflag"
+	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
@@ -22,50 +24,38 @@ type attachOptions struct {
 	source session.Source // client with the load's figures, when spec is set
 }
 
-const attachUsage = `usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent
-  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)
-flags:
-  --token T           the agent's control token (default: the agent's token file on this
-                      machine, read only when the agent is checked to be that process)
-  --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "3s:4 6s:q", of the keys below (offtop --help)
-  --duration D        stop after D, 0..8760h (default 0: run until q)
-  --interval D        redraw period, 1ms..1m (default 250ms; the agent samples
-                      at its own)
-  --no-summary        print no summary at the end
-` + loadUsage + `
-keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c
-When the program goes away the dashboard says "disconnected" and attach
-reconnects every 0.5s; --headless writes no line meanwhile and says so on
-stderr.`
+// attachUsage is offtop attach --help, generated from its flags.
+var attachUsage = func() string {
+	fs, _, _, _ := attachFlags(new(options))
+	return "usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent\n" +
+		"  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)\n" +
+		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load") + "\n" +
+		attachKeysUsage + "\n" +
+		"When the program goes away the dashboard says \"disconnected\" and attach\n" +
+		"reconnects every " + remote.RetryEvery.String() + "; --headless writes no line meanwhile and says so on\nstderr."
+}()
+
+// attachKeysUsage is attach --help's list of the keys.
+const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c"
+
+// attachFlags defines attach's flags into o: the values of --token,
+// --keys and --load.
+func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec *string) {
+	fs = cliflag.New("offtop attach")
+	token = fs.String("token", "", "`T` the agent's control token (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
+	keys = new(string)
+	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
+	loadSpec = fs.String("load", "", loadUsage)
+	return fs, token, keys, loadSpec
+}
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
-
-// openSource is the Source a front end runs against: the agent's client
-// when attached, else a new in-process session.
-func (o options) openSource() (session.Source, error) {
-	if o.attach != nil && o.attach.source != nil {
-		return o.attach.source, nil
-	}
-	if o.attach != nil {
-		return o.attach.client, nil
-	}
-	return session.New(o.session)
-}
 
 // parseAttach reads `offtop attach` arguments; ADDR may come before or
 // after the flags.
 func parseAttach(args []string) (options, string, error) {
 	var o options
-	fs := flag.NewFlagSet("offtop attach", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	token := fs.String("token", "", "")
-	fs.BoolVar(&o.headless, "headless", false, "")
-	fs.BoolVar(&o.noSummary, "no-summary", false, "")
-	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
-	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
-	keys := fs.String("keys", "", "")
-	loadSpec := fs.String("load", "", "")
+	fs, token, keys, loadSpec := attachFlags(&o)
 	// Flags and ADDR in any order: parse up to a word, take it, go on.
 	var addr string
 	var rest []string
@@ -74,7 +64,7 @@ func parseAttach(args []string) (options, string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return o, "", flag.ErrHelp
 			}
-			return o, "", usagef("attach: %s", flagError(fs, err))
+			return o, "", usagef("attach: %s", fs.Error(err))
 		}
 		if fs.NArg() == 0 {
 			break
@@ -92,26 +82,19 @@ func parseAttach(args []string) (options, string, error) {
 	case len(rest) > 0:
 		return o, "", usagef("attach: unexpected argument: %s", quote(rest[0]))
 	}
-	if err := runRange.check("duration", o.duration); err != nil {
-		return o, "", usagef("attach: %v", err)
-	}
-	if err := intervalRange.check("interval", o.session.Interval); err != nil {
+	if err := fs.Check(); err != nil {
 		return o, "", usagef("attach: %v", err)
 	}
 	if _, err := remote.BaseURL(addr); err != nil {
 		return o, "", usagef("attach: %v: %s", err, quote(addr))
 	}
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
+	seen := fs.Seen()
 	if seen["token"] && *token == "" {
 		return o, "", usagef("attach: --token: empty (leave it out to read the agent's token file)")
 	}
-	if seen["keys"] && *keys == "" {
-		return o, "", usagef("attach: --keys: empty (leave it out to type the keys)")
-	}
-	steps, err := parseKeys(*keys)
+	steps, err := keySteps(*keys, seen)
 	if err != nil {
-		return o, "", usagef("attach: --keys: %v", err)
+		return o, "", usagef("attach: %v", err)
 	}
 	for i, s := range steps {
 		if !ui.AttachedKey(s.Key) {
@@ -159,7 +142,7 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 			return exitCode(err, stderr)
 		}
 	}
-	if !o.headless && !isTerminal(stdout) {
+	if !o.headless && !jobctl.IsTerminal(stdout) {
 		if o.attach.source != nil {
 			o.attach.source.Close()
 		}
@@ -168,15 +151,7 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 		return exitUsage
 	}
 	o.session.Scenario = c.Snapshot().Scenario
-	if o.headless {
-		err = runHeadless(o, stdout, stderr, cr)
-	} else {
-		err = runTUI(o, stdout, cr)
-	}
-	if cr.isCrashed() {
-		return cr.fail()
-	}
-	return exitCode(err, stderr)
+	return runFront(o, stdout, stderr, cr)
 }
 
 // scriptControls reports whether a --keys script sends an action (a key
@@ -188,61 +163,4 @@ func scriptControls(steps []step) bool {
 		}
 	}
 	return false
-}
-
-// linkNotes tells, on stderr, when a remote Source's stream breaks and
-// when it is back, so --headless never writes a disconnected sample as
-// if it were figures, and when the stream first has a figure out of its
-// range (written as null). One per Source, on the writer's goroutine.
-type linkNotes struct {
-	w          io.Writer
-	down       bool
-	earlier    int    // programs replaced on the address, at the last live sample
-	outOfRange int64  // the newest sample's Link.OutOfRange
-	remote     string // where they came from
-	notice     string // the link's Notice last said
-}
-
-// skip reports whether s is a disconnected marker (to write no line for),
-// saying so once per break, that the link is back at the next sample (to
-// another program when it is one: Earlier grew), and the link's Notice
-// when it changes.
-func (l *linkNotes) skip(s session.Snapshot) bool {
-	switch {
-	case !s.Disconnected.IsZero():
-		if !l.down {
-			fmt.Fprintf(l.w, "offtop: disconnected from %s at %s; reconnecting every %v\n",
-				s.Remote, s.Disconnected.Format("15:04:05"), remote.RetryEvery)
-		}
-		l.down = true
-		return true
-	case l.down && len(s.Earlier) > l.earlier:
-		e := s.Earlier[len(s.Earlier)-1]
-		fmt.Fprintf(l.w, "offtop: reconnected to %s: another program, pid %d (was pid %d); the sizes rows from here are its own, pid %d's are in the summary\n",
-			s.Remote, s.PID, e.PID, e.PID)
-		l.down = false
-	case l.down:
-		fmt.Fprintf(l.w, "offtop: reconnected to %s\n", s.Remote)
-		l.down = false
-	}
-	l.earlier = len(s.Earlier)
-	if s.OutOfRange > l.outOfRange {
-		if l.outOfRange == 0 {
-			fmt.Fprintf(l.w, "offtop: %s sent a figure out of its range (a share outside 0..1, a rate or time negative or past 1e15): written as null (unknown)\n", s.Remote)
-		}
-		l.outOfRange, l.remote = s.OutOfRange, s.Remote
-	}
-	if s.Notice != l.notice && s.Notice != "" {
-		fmt.Fprintf(l.w, "offtop: %s\n", s.Notice)
-	}
-	l.notice = s.Notice
-	return false
-}
-
-// end says, at the end of the run, how many figures were out of their
-// range; nothing when none was.
-func (l *linkNotes) end() {
-	if l.outOfRange > 0 {
-		fmt.Fprintf(l.w, "offtop: %d figures from %s were out of their range, written as null (unknown)\n", l.outOfRange, l.remote)
-	}
 }

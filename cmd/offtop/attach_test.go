@@ -14,7 +14,7 @@ import (
 // it is back.
 func TestLinkNotesSkipDisconnected(t *testing.T) {
 	var b strings.Builder
-	l := linkNotes{w: &b}
+	l := linkNotes{W: &b}
 	live := session.Snapshot{Pool: session.Pool{Workers: 2}, Link: session.Link{Remote: "127.0.0.1:7070"}}
 	gone := session.Snapshot{Link: session.Link{Remote: "127.0.0.1:7070", Disconnected: time.Date(2026, 12, 1, 9, 12, 3, 0, time.UTC)}}
 	other := live
@@ -23,7 +23,7 @@ func TestLinkNotesSkipDisconnected(t *testing.T) {
 		s    session.Snapshot
 		skip bool
 	}{{live, false}, {gone, true}, {gone, true}, {live, false}, {live, false}, {other, false}, {other, false}} {
-		if got := l.skip(c.s); got != c.skip {
+		if got := l.Skip(c.s); got != c.skip {
 			t.Fatalf("sample %d: skip %v, want %v", i, got, c.skip)
 		}
 	}
@@ -39,11 +39,11 @@ func TestLinkNotesSkipDisconnected(t *testing.T) {
 // program back on the address is another one, with both pids.
 func TestLinkNotesSayAnotherProgram(t *testing.T) {
 	var b strings.Builder
-	l := linkNotes{w: &b}
+	l := linkNotes{W: &b}
 	addr := "127.0.0.1:7070"
-	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41}})
-	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41, Disconnected: time.Now()}})
-	l.skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 42, Earlier: []session.EarlierProgram{{PID: 41}}}})
+	l.Skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41}})
+	l.Skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 41, Disconnected: time.Now()}})
+	l.Skip(session.Snapshot{Link: session.Link{Remote: addr, PID: 42, Earlier: []session.EarlierProgram{{PID: 41}}}})
 	if !strings.Contains(b.String(), "reconnected to 127.0.0.1:7070: another program, pid 42 (was pid 41)") {
 		t.Fatalf("notes:\n%s", b.String())
 	}

@@ -5,21 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/charmbracelet/x/term"
-
+	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/decimal"
+	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -46,49 +41,13 @@ func usagef(format string, a ...any) error {
 	return &usageError{oneLine(fmt.Sprintf(format, a...))}
 }
 
-// maxQuoted is how many runes of a typed value a message quotes.
-const maxQuoted = 40
-
-// quote is a value the user typed as a message shows it: Go-quoted, so
-// control characters (a flag named "-\r"), invisible formatting ones
-// (U+202E turns text around) and bytes that are not UTF-8 (0x9b starts a
-// terminal escape) are escaped, and cut past maxQuoted runes with its
-// length: "99999999...(400 chars)". The value is cut, never the reason
-// before it.
-func quote(v string) string {
-	n := utf8.RuneCountInString(v)
-	if n <= maxQuoted {
-		return strconv.Quote(v)
-	}
-	i, k := 0, 0
-	for k < maxQuoted {
-		_, size := utf8.DecodeRuneInString(v[i:])
-		i += size
-		k++
-	}
-	q := strconv.Quote(v[:i])
-	return fmt.Sprintf("%s...(%d chars)\"", q[:len(q)-1], n)
-}
-
-// oneLine makes a message safe to print on one line: control characters,
-// invisible formatting ones and bytes that are not UTF-8 are escaped as Go
-// escapes them. Typed values are already quoted and cut (quote), so the
-// message itself is never cut.
-func oneLine(msg string) string {
-	var b strings.Builder
-	for i, r := range msg {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(msg[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, msg[i])
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || !unicode.IsPrint(r) && r != ' ':
-			q := strconv.QuoteRune(r) // '\r', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// The one-line forms of what the user typed (cliflag).
+var (
+	quote          = cliflag.Quote
+	oneLine        = cliflag.OneLine
+	durationReason = cliflag.DurationReason
+	durationShape  = cliflag.DurationShape
+)
 
 // options is everything the flags say.
 type options struct {
@@ -101,69 +60,100 @@ type options struct {
 	attach *attachOptions
 }
 
-var usageText = fmt.Sprintf(`usage: offtop [flags]            live dashboard
-       offtop scenarios          list scenarios
-       offtop attach ADDR        the dashboard of your program running offtop's
-                                 agent (offtop attach --help)
-       offtop node -- app.js     a Node.js program with offtop's agent, and its
-                                 dashboard (offtop node --help)
-       offtop sweep [flags]      run a scenario at several pool sizes, print a table
-                                 (offtop sweep --help)
-flags:
-  --scenario NAME     workload (default server; see 'offtop scenarios')
-  --workers N         pool size 0..256, 0 = inline on the Loop (default: suggested)
-  --duration D        stop after D, 0..8760h (default 0: run until q)
-  --interval D        sample and redraw period, 1ms..1m (default 250ms)
-  --resolution D      Loop-delay probe period, 100us..1s (default 10ms)
-  --window D          window of percentiles, maxima and rates, --interval..24h
-                      and 5 probe periods or more (default 5s)
-  --scale F           work size multiplier, above 0 up to 1000 (default 1)
-  --gomaxprocs N      start with GOMAXPROCS N (1..NumCPU) to emulate a smaller
-                      machine (default: the runtime's; g, G and = change it live)
-  --stall D           stall scenario: stall length, 1ms..1m (default 100ms)
-  --stall-every D     stall scenario: period, 1ms..1h, at least --stall
-                      (default 1s)
-%s
-  --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
-  --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q" (below)
-  --no-summary        print no summary at the end (stdout in the TUI,
-                      stderr with --headless)
-  --version           print the version
-  --help              this text
-%s
---keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
+// command is a subcommand: offtop NAME ARGS.
+type command struct {
+	name, args, brief string
+	help              bool // it has its own --help
+	run               func(args []string, stdout, stderr io.Writer, cr *crasher) int
+}
+
+// commands are offtop's subcommands, in the usage's order.
+var commands = []command{
+	{"scenarios", "", "list scenarios", false, runScenarios},
+	{"attach", "ADDR", "the dashboard of your program running offtop's agent", true, runAttach},
+	{"node", "-- app.js", "a Node.js program with offtop's agent, and its dashboard", true, runNode},
+	{"sweep", "[flags]", "run a scenario at several pool sizes, print a table", true,
+		func(args []string, stdout, stderr io.Writer, _ *crasher) int { return runSweep(args, stdout, stderr) }},
+}
+
+// keysLanguage is --help's text on the --keys language, under the keys.
+const keysLanguage = `--keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
   duration from the start, 0..8760h (0s, 1.5s, 2m), KEY one of the keys above; steps
-  run in offset order, equal offsets in written order`, seedUsage, keysUsage())
+  run in offset order, equal offsets in written order`
+
+// usageText is offtop --help, generated from the flags' registrations.
+var usageText = func() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-33s%s\n", "usage: offtop [flags]", "live dashboard")
+	for _, c := range commands {
+		brief := c.brief
+		if c.help {
+			brief += " (offtop " + c.name + " --help)"
+		}
+		b.WriteString(cliflag.Line(strings.TrimRight("       offtop "+c.name+" "+c.args, " "), brief, 33))
+	}
+	fs, _, _, _ := offtopFlags(new(options))
+	b.WriteString("flags:\n" + fs.Usage("scenario", "workers", "duration", "interval", "resolution", "window", "scale",
+		"gomaxprocs", "stall", "stall-every", "loops", "per-task", "split", "jobs", "payload", "listen", "allow-remote", "no-load",
+		"headless", "keys", "no-summary", "version", "", "  --help              this text") + "\n")
+	b.WriteString(keysUsage() + "\n" + keysLanguage)
+	return b.String()
+}()
 
 // shortUsage follows a usage error.
 const shortUsage = "usage: offtop [flags] | offtop scenarios  (offtop --help lists the flags)"
 
+// durFlag defines a duration flag of range r, said in usage for RANGE.
+func durFlag(fs *cliflag.Set, p *time.Duration, name string, def time.Duration, r durRange, usage string) {
+	fs.DurationVar(p, name, def, r.lo, r.hi, r.text, strings.Replace(usage, "RANGE", r.text, 1))
+}
+
+// frontFlags defines the flags of a run's front end, offtop's and
+// attach's: --headless, --keys (into keys), --duration, --interval,
+// --no-summary. interval is --interval's text.
+func frontFlags(fs *cliflag.Set, o *options, keys *string, interval string) {
+	fs.BoolVar(&o.headless, "headless", false, "no TUI: one JSON object per sample on stdout (JSON Lines)")
+	fs.StringVar(keys, "keys", "", "`SCRIPT` timed key steps, e.g. \"2s:4 4s:+ 6s:0 8s:q\" (below)")
+	durFlag(fs, &o.duration, "duration", 0, runRange, "`D` stop after D, RANGE; 0: run until q")
+	durFlag(fs, &o.session.Interval, "interval", session.DefaultInterval, intervalRange, interval)
+	fs.BoolVar(&o.noSummary, "no-summary", false, "print no summary at the end (stdout in the TUI, stderr with --headless)")
+}
+
+// offtopFlags defines offtop's flags into o: the value of --keys, of
+// --loops, and of --version.
+func offtopFlags(o *options) (fs *cliflag.Set, keys *string, check func(map[string]bool) error, version *bool) {
+	fs = cliflag.New("offtop")
+	c := &o.session
+	fs.StringVar(&c.Scenario, "scenario", scenarios.Default, "`NAME` workload (see 'offtop scenarios')")
+	fs.Var(decimal.Var(&c.Workers, -1), "workers", fmt.Sprintf("`N` pool size 0..%d, 0 = inline on the Loop (default: suggested)", session.MaxWorkers))
+	fs.Range("workers", fmt.Sprintf("0..%d", session.MaxWorkers))
+	keys = new(string)
+	frontFlags(fs, o, keys, "`D` sample and redraw period, RANGE")
+	durFlag(fs, &c.Resolution, "resolution", session.DefaultResolution, resolutionRange, "`D` Loop-delay probe period, RANGE")
+	durFlag(fs, &c.Window, "window", session.DefaultWindow, windowRange,
+		fmt.Sprintf("`D` window of percentiles, maxima and rates, RANGE and %d probe periods or more", minWindowProbes))
+	fs.Float64Var(&c.Scale, "scale", 1, fmt.Sprintf("`F` work size multiplier, above 0 up to %d", maxScale))
+	fs.Range("scale", fmt.Sprintf("(0, %d]", maxScale))
+	fs.Var(decimal.Var(&c.GOMAXPROCS, 0), "gomaxprocs",
+		"start with GOMAXPROCS `N` (1..NumCPU) to emulate a smaller machine (default: the runtime's; g, G and = change it live)")
+	fs.Range("gomaxprocs", fmt.Sprintf("1..%d (NumCPU)", runtime.NumCPU()))
+	durFlag(fs, &c.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, stallRange, "`D` stall scenario: stall length, RANGE")
+	durFlag(fs, &c.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, stallEveryRange, "`D` stall scenario: period, RANGE, at least --stall")
+	var loops int
+	check = seedFlags(fs, c, &loops)
+	version = fs.Bool("version", false, "print the version")
+	return fs, keys, check, version
+}
+
 // parse turns the command line into options. Errors are *usageError.
 func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("offtop", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.session.Scenario, "scenario", scenarios.Default, "")
-	fs.Var(decimal.Var(&o.session.Workers, -1), "workers", "")
-	fs.DurationVar(&o.duration, "duration", 0, runRange.text)
-	fs.DurationVar(&o.session.Interval, "interval", session.DefaultInterval, intervalRange.text)
-	fs.DurationVar(&o.session.Resolution, "resolution", session.DefaultResolution, resolutionRange.text)
-	fs.DurationVar(&o.session.Window, "window", session.DefaultWindow, windowRange.text)
-	fs.Float64Var(&o.session.Scale, "scale", 1, "")
-	fs.Var(decimal.Var(&o.session.GOMAXPROCS, 0), "gomaxprocs", "")
-	fs.DurationVar(&o.session.Scenarios.StallDuration, "stall", scenarios.DefaultStallDuration, stallRange.text)
-	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, stallEveryRange.text)
-	var loops int
-	checkSeeds := seedFlags(fs, &o.session, &loops)
-	fs.BoolVar(&o.headless, "headless", false, "")
-	fs.BoolVar(&o.noSummary, "no-summary", false, "")
-	keys := fs.String("keys", "", "")
-	showVersion := fs.Bool("version", false, "")
+	fs, keys, checkSeeds, showVersion := offtopFlags(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, flag.ErrHelp
 		}
-		return o, usagef("%s", flagError(fs, err))
+		return o, usagef("%s", fs.Error(err))
 	}
 	if *showVersion {
 		return o, errVersion
@@ -171,22 +161,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("unexpected argument: %s", quote(fs.Arg(0)))
 	}
-	seen := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { seen[f.Name] = true })
-	c := &o.session
-	for _, f := range []struct {
-		name string
-		v    time.Duration
-		r    durRange
-	}{
-		{"duration", o.duration, runRange}, {"interval", c.Interval, intervalRange},
-		{"resolution", c.Resolution, resolutionRange}, {"window", c.Window, windowRange},
-		{"stall", c.Scenarios.StallDuration, stallRange}, {"stall-every", c.Scenarios.StallPeriod, stallEveryRange},
-	} {
-		if err := f.r.check(f.name, f.v); err != nil {
-			return o, err
-		}
+	if err := fs.Check(); err != nil {
+		return o, usagef("%v", err)
 	}
+	seen := fs.Seen()
+	c := &o.session
 	switch {
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
@@ -201,35 +180,48 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, tooShort("window", seen, c.Window, minWindowProbes*c.Resolution,
 			fmt.Sprintf("%d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing",
 				minWindowProbes, minWindowProbes*c.Resolution, c.Resolution))
-	case !(c.Scale > 0 && c.Scale <= maxScale):
-		return o, usagef("--scale: out of range %s: %v", flagRanges()["scale"], c.Scale)
 	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
 		return o, usagef("--stall: longer than --stall-every %v: %v", c.Scenarios.StallPeriod, c.Scenarios.StallDuration)
-	}
-	if _, ok := scenarios.Lookup(c.Scenario); !ok {
-		return o, usagef("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Scenario))
 	}
 	if err := checkSeeds(seen); err != nil {
 		return o, err
 	}
-	if err := checkScenarioFlags(c.Scenario, seen); err != nil {
+	if err := checkWorkload(c, seen); err != nil {
 		return o, err
 	}
-	if seen["keys"] && *keys == "" {
-		return o, usagef("--keys: empty (leave it out to type the keys)")
-	}
-	steps, err := parseKeys(*keys)
-	if err != nil {
-		return o, usagef("--keys: %v", err)
-	}
+	steps, err := keySteps(*keys, seen)
 	o.keys = steps
-	return o, nil
+	return o, err
+}
+
+// checkWorkload checks --scale and --scenario, and that every flag given
+// is one the scenario reads: offtop's and sweep's alike.
+func checkWorkload(c *session.Config, seen map[string]bool) error {
+	if !(c.Scale > 0 && c.Scale <= maxScale) {
+		return usagef("--scale: out of range (0, %d]: %v", maxScale, c.Scale)
+	}
+	if _, ok := scenarios.Lookup(c.Scenario); !ok {
+		return usagef("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Scenario))
+	}
+	return checkScenarioFlags(c.Scenario, seen)
+}
+
+// keySteps reads --keys (script): an empty one given is an error.
+func keySteps(script string, seen map[string]bool) ([]step, error) {
+	if seen["keys"] && script == "" {
+		return nil, usagef("--keys: empty (leave it out to type the keys)")
+	}
+	steps, err := parseKeys(script)
+	if err != nil {
+		return nil, usagef("--keys: %v", err)
+	}
+	return steps, nil
 }
 
 var errVersion = errors.New("version")
 
 // durRange is the range lo..hi a duration flag takes; text says it as the
-// usage does and is the flag's Usage, for flagReason.
+// usage does.
 type durRange struct {
 	lo, hi time.Duration
 	text   string
@@ -248,14 +240,6 @@ var (
 	sweepRange      = durRange{time.Second, 24 * time.Hour, "1s..24h"} // sweep --duration
 )
 
-// check is the usage error of a --name of v outside r, or nil.
-func (r durRange) check(name string, v time.Duration) error {
-	if v < r.lo || v > r.hi {
-		return usagef("--%s: out of range %s: %v", name, r.text, v)
-	}
-	return nil
-}
-
 // tooShort is the usage error of a --name of v shorter than it may be
 // beside other flags (than, "--interval 250ms"), least the shortest it
 // may be. A value the user gave is quoted last, as every typed value is;
@@ -273,141 +257,28 @@ func tooShort(name string, seen map[string]bool, v, least time.Duration, than st
 // a 10ms resolution read null in every sample).
 const minWindowProbes = 5
 
-// flagRanges are the ranges of the numeric flags, for a value too large to
-// parse ("--workers: out of range 0..256: ...").
-func flagRanges() map[string]string {
-	return map[string]string{
-		"workers":    fmt.Sprintf("0..%d", session.MaxWorkers),
-		"gomaxprocs": fmt.Sprintf("1..%d (NumCPU)", runtime.NumCPU()),
-		"scale":      fmt.Sprintf("(0, %d]", maxScale),
-		"loops":      fmt.Sprintf("1..%d", scenarios.MaxLoops),
-		"jobs":       "1..256",
-		"load":       fmt.Sprintf("-%d..%d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps),
-	}
-}
-
 // maxScale is the largest --scale offtop takes, for offtop and sweep alike
 // (this project's choice: at 1000 a task of every scenario takes seconds).
 const maxScale = 1000
-
-// flagError rewrites the flag package's messages into one line that names
-// the flag as the help does (--workers), says what is wrong, then quotes
-// the value: "--workers: not a whole number: "abc"".
-func flagError(fs *flag.FlagSet, err error) string {
-	msg := err.Error()
-	// invalid value "abc" for flag -workers: parse error
-	// invalid boolean value "maybe" for -headless: parse error
-	for _, pre := range []string{"invalid value ", "invalid boolean value "} {
-		rest, ok := strings.CutPrefix(msg, pre)
-		if !ok {
-			continue
-		}
-		val, err := strconv.QuotedPrefix(rest)
-		if err != nil {
-			break
-		}
-		v, _ := strconv.Unquote(val)
-		rest = strings.TrimPrefix(strings.TrimPrefix(rest[len(val):], " for flag -"), " for -")
-		name, why, _ := strings.Cut(rest, ":")
-		return fmt.Sprintf("--%s: %s: %s", name, flagReason(fs.Lookup(name), strings.TrimSpace(why), v), quote(v))
-	}
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag: " + quote("--"+name)
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("--%s: needs a value", name)
-	}
-	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
-		return "bad flag syntax: " + quote(arg)
-	}
-	return msg
-}
-
-// outOfRange is "out of range" and the flag's range where flagRanges has it.
-func outOfRange(name string) string {
-	if r, ok := flagRanges()[name]; ok {
-		return "out of range " + r
-	}
-	return "out of range"
-}
-
-// flagReason says what is wrong with the value v that f's parser
-// refused; why is the parser's word for it ("parse error", "value out of
-// range").
-func flagReason(f *flag.Flag, why, v string) string {
-	var cur any
-	if f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			cur = g.Get()
-		}
-	}
-	switch cur.(type) {
-	case bool:
-		return "not true or false"
-	case time.Duration:
-		if f.Usage != "" && durationShape.MatchString(v) {
-			return "out of range " + f.Usage // too long for a time.Duration
-		}
-		return durationReason(v)
-	case int:
-		if why == "value out of range" {
-			return outOfRange(f.Name)
-		}
-		return "not a whole number"
-	case float64:
-		if why == "value out of range" {
-			return outOfRange(f.Name)
-		}
-		return "not a number"
-	}
-	return why
-}
-
-// durationShape is the syntax time.ParseDuration reads: a sign, then one
-// or more decimal numbers, each with its unit.
-var durationShape = regexp.MustCompile(`^[-+]?((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
-
-// durationReason says why v, which time.ParseDuration refused, is not a
-// duration: written as one but too long for a time.Duration (whose
-// error says "invalid duration" for that too), or not written as one.
-func durationReason(v string) string {
-	if durationShape.MatchString(v) {
-		return fmt.Sprintf("out of range (at most %dh)", int64(math.MaxInt64/time.Hour))
-	}
-	return "not a duration like 2s or 1500ms"
-}
 
 // run is main without os.Exit: it returns the exit code. A panic on any
 // goroutine offtop starts (crash.Go, crash.Recover), this one included,
 // ends the run with the terminal restored, one line on stderr and exit 1.
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	cr := newCrasher(stderr)
-	defer crash.SetHandler(cr.handle)()
+	defer crash.SetHandler(cr.Handle)()
 	defer func() {
-		if cr.isCrashed() {
-			code = cr.fail()
+		if cr.IsCrashed() {
+			code = cr.Fail()
 		}
 	}()
 	defer crash.Recover()
-	if len(args) > 0 && args[0] == "sweep" {
-		return runSweep(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "attach" {
-		return runAttach(args[1:], stdout, stderr, cr)
-	}
-	if len(args) > 0 && args[0] == "node" {
-		return runNode(args[1:], stdout, stderr, cr)
-	}
-	if len(args) > 0 && args[0] == "scenarios" {
-		if len(args) > 1 {
-			fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n%s\n", oneLine(quote(args[1])), shortUsage)
-			return exitUsage
+	if len(args) > 0 {
+		for _, c := range commands {
+			if args[0] == c.name {
+				return c.run(args[1:], stdout, stderr, cr)
+			}
 		}
-		var b strings.Builder
-		for _, n := range scenarios.Names() {
-			fmt.Fprintf(&b, "%-10s %s\n", n, scenarios.Summary(n))
-		}
-		return printed(io.WriteString(stdout, b.String()))(stderr)
 	}
 	o, err := parse(args, stderr)
 	switch {
@@ -422,19 +293,24 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	for _, note := range costNotes(o) {
 		fmt.Fprintln(stderr, "offtop: "+note)
 	}
-	if o.headless {
-		err = runHeadless(o, stdout, stderr, cr)
-	} else {
-		if !isTerminal(stdout) {
-			fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
-			return exitUsage
-		}
-		err = runTUI(o, stdout, cr)
+	if !o.headless && !jobctl.IsTerminal(stdout) {
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
 	}
-	if cr.isCrashed() {
-		return cr.fail()
+	return runFront(o, stdout, stderr, cr)
+}
+
+// runScenarios is offtop scenarios: each scenario's name and summary.
+func runScenarios(args []string, stdout, stderr io.Writer, _ *crasher) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "offtop scenarios: unexpected argument: %s\n%s\n", oneLine(quote(args[0])), shortUsage)
+		return exitUsage
 	}
-	return exitCode(err, stderr)
+	var b strings.Builder
+	for _, n := range scenarios.Names() {
+		fmt.Fprintf(&b, "%-10s %s\n", n, scenarios.Summary(n))
+	}
+	return printed(io.WriteString(stdout, b.String()))(stderr)
 }
 
 // printed turns the result of writing a command's whole output (--help,
@@ -509,19 +385,10 @@ type signalError struct{ sig syscall.Signal }
 
 func (e *signalError) Error() string { return "stopped by " + e.sig.String() }
 
-// stopSignals are the signals that end a run, the terminal restored.
-var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-
 // asSignalError converts a received signal for exitCode.
 func asSignalError(s os.Signal) error {
 	if ss, ok := s.(syscall.Signal); ok {
 		return &signalError{ss}
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }

@@ -4,144 +4,106 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"os/signal"
+	"sync"
 	"syscall"
-	"time"
 
-	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
 
-// runHeadless runs the session with no TUI and writes one JSON object per
-// sample to w (JSON Lines) until --duration, a "q" step, SIGINT or SIGTERM,
-// then the summary to stderr (stdout stays JSON Lines; --no-summary turns
-// it off). The session's last sample, taken as it closes, is the last
-// line, marked final (its interval figures over the whole run). A stop ends the run within stopGrace (or at once on a second
-// signal, without the summary). A closed stdout (offtop --headless | head
-// -1) ends the run quietly. A panic (cr) ends it at once, the session not
-// closed.
-func runHeadless(o options, w, stderr io.Writer, cr *crasher) error {
-	start := time.Now()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, stopSignals...)
-	defer signal.Stop(sig)
-	s, err := o.openSource()
-	if err != nil {
+// headless is the front end of --headless: one JSON object per sample on
+// w (JSON Lines), the summary on stderr (stdout stays JSON Lines). The
+// session's last sample, taken as it closes, is the last line, marked
+// final (its interval figures over the whole run); with the session not
+// closed within stopGrace, the summary of the samples so far. A closed
+// stdout (offtop --headless | head -1) ends the run quietly. A terminal
+// among stdin, stdout and stderr that hangs up ends the run as SIGHUP
+// does.
+type headless struct {
+	r      *runner
+	stderr io.Writer
+	bw     *bufio.Writer
+	enc    *json.Encoder
+	link   linkNotes
+	werr   error         // the first write error; no lines after it (the reader's goroutine)
+	failed chan struct{} // closed at werr
+	stop   chan struct{} // closed by quit
+	once   sync.Once
+}
+
+// linkNotes says on stderr when an attached run's stream breaks and is
+// back.
+type linkNotes = remote.Notes
+
+func newHeadless(r *runner, w, stderr io.Writer) *headless {
+	r.hup = jobctl.WatchTerminal(os.Stdin, w, stderr)
+	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr},
+		failed: make(chan struct{}), stop: make(chan struct{})}
+	h.enc = json.NewEncoder(h.bw)
+	return h
+}
+
+func (h *headless) show() error {
+	select {
+	case <-h.stop:
+	case <-h.failed:
+	case <-h.r.cr.Crashed():
+	}
+	return nil
+}
+
+func (h *headless) quit() { h.once.Do(func() { close(h.stop) }) }
+
+// press applies a --keys step as the dashboard would: q and ctrl+c quit;
+// a script's out-of-range step is ignored, as a key would be.
+func (h *headless) press(key string) {
+	a, q, ok := ui.ActionFor(key)
+	switch {
+	case q:
+		h.quit()
+	case ok:
+		_ = session.Apply(h.r.src, a)
+	}
+}
+
+// sampled writes snap as a line; attached, no line while the program is
+// gone (linkNotes says so).
+func (h *headless) sampled(snap session.Snapshot) {
+	if h.link.Skip(snap) || h.werr != nil {
+		return
+	}
+	if h.werr = h.enc.Encode(snap); h.werr == nil {
+		h.werr = h.bw.Flush()
+	}
+	if h.werr != nil {
+		close(h.failed)
+	}
+}
+
+func (h *headless) endedBy() os.Signal { return nil }
+
+// finish writes the summary unless stdout refused the lines (then that
+// one line, no summary).
+func (h *headless) finish(_ bool, sig os.Signal, _ error) error {
+	err := asSignalError(sig)
+	if err == nil && h.werr != nil {
+		err = writeErr(h.werr)
+	}
+	if h.werr != nil && err != nil {
 		return err
 	}
-	hook := samplesPanicHook(start)
-	sm := &summary{first: o.session.Scenario}
-	stop := make(chan struct{})
-	quit := make(chan struct{}, 1)
-	crash.Go(func() {
-		playKeys(o.keys, start, stop, func(key string) {
-			a, q, ok := ui.ActionFor(key)
-			switch {
-			case q:
-				select {
-				case quit <- struct{}{}:
-				default:
-				}
-			case ok:
-				_ = session.Apply(s, a) // a script's out-of-range step is ignored, as a key would be
-			}
-		})
-	})
-	// A terminal among stdin, stdout and stderr that hangs up ends the
-	// run as SIGHUP does.
-	hup := watchTerminal(os.Stdin, w, stderr)
-	defer hup.stop()
-	var deadline <-chan time.Time
-	if o.duration > 0 {
-		t := time.NewTimer(o.duration)
-		defer t.Stop()
-		deadline = t.C
+	if !h.r.o.noSummary {
+		_ = h.r.writeSummary(h.stderr, nil)
 	}
-
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	var werr error // the first write error; no lines after it
-	link := linkNotes{w: stderr}
-	write := func(snap session.Snapshot) {
-		if hook != nil {
-			hook()
-		}
-		if link.skip(snap) { // attached, and the program is gone: no line
-			return
-		}
-		sm.Add(snap)
-		if werr != nil {
-			return
-		}
-		if werr = enc.Encode(snap); werr == nil {
-			werr = bw.Flush()
-		}
-	}
-	err = func() error {
-		for {
-			select {
-			case snap := <-s.Samples():
-				if write(snap); werr != nil {
-					return nil
-				}
-			case <-deadline:
-				return nil
-			case <-quit:
-				return nil
-			case <-cr.crashed:
-				return nil
-			case s := <-sig:
-				return asSignalError(s)
-			case <-hup.Gone():
-				return asSignalError(syscall.SIGHUP)
-			}
-		}
-	}()
-	close(stop)
-	if cr.isCrashed() {
-		return nil // run prints the panic; a panicked session may never close
-	}
-	again, closed := closeSession(s, stopGrace, sig, cr.crashed)
-	switch {
-	case cr.isCrashed():
-		return nil
-	case again != nil:
-		fmt.Fprintf(stderr, "offtop: %v again: exiting at once\n", again)
-		return asSignalError(again)
-	case !closed:
-		sayNotClosed(stderr, s.Snapshot().Scenario, stopGrace)
-	}
-	// The samples taken while the session closed, its last one included.
-	// Samples is closed once Close has finished.
-	for more := true; more; {
-		select {
-		case snap, ok := <-s.Samples():
-			if more = ok; ok {
-				write(snap)
-			}
-		default:
-			more = false
-		}
-	}
-	if err == nil && werr != nil {
-		err = writeErr(werr)
-	}
-	if werr != nil && err != nil {
-		return err // stdout refused the lines: that one line, no summary
-	}
-	if !o.noSummary {
-		sm.Finish(time.Since(start))
-		if sm.Write(stderr) == nil {
-			_ = writeStopNote(stderr, sm.last)
-		}
-	}
-	link.end()
+	h.link.End()
 	return err
 }
+
+func (h *headless) release() {}
 
 // writeErr treats a closed pipe as the reader's wish to stop.
 func writeErr(err error) error {

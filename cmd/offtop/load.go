@@ -9,10 +9,10 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// loadUsage is --load's line in attach's usage.
-const loadUsage = `  --load SPEC         drive an open-loop HTTP load at the program's address while attached:
-                      PATH=RATE/s[,PATH=RATE/s...], e.g. /ping=20/s,/fib?n=30=40/s (GETs, at most
-                      1000/s in all); the client's p99 sits beside the middleware's`
+// loadUsage is --load's usage text (cliflag: `SPEC` names its value).
+const loadUsage = "`SPEC` drive an open-loop HTTP load at the program's address while attached: " +
+	"PATH=RATE/s[,PATH=RATE/s...], e.g. /ping=20/s,/fib?n=30=40/s (GETs, at most 1000/s in all); " +
+	"the client's p99 sits beside the middleware's"
 
 // parseLoad reads --load's SPEC; nil, nil when s is "" and the flag was
 // not given.

@@ -53,7 +53,7 @@ func TestScriptedRunNotPickedBusy(t *testing.T) {
 	}
 	o.session.Machine = &scriptedMachine{busyFor: 2800 * time.Millisecond}
 	var stdout strings.Builder
-	if err := runHeadless(o, &stdout, &stderr, newCrasher(&stderr)); err != nil {
+	if err := runOnce(o, &stdout, &stderr, newCrasher(&stderr)); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	rows := lastSizes(t, stdout.String())

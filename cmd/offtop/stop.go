@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/offtop/offtop/internal/crash"
-	"github.com/offtop/offtop/internal/session"
 )
 
 // stopGrace is how long a stopping run (q, the end of --duration, the
@@ -19,12 +17,10 @@ import (
 // whatever a scenario is doing.
 const stopGrace = 1500 * time.Millisecond
 
-// closeSession closes s, waiting at most grace. A signal on sig meanwhile
-// (a second one: the first began the stop) ends the wait at once and is
-// returned; closed reports whether Close finished. sig and crashed may be
-// nil. A Close that does not finish goes on in the background until the
-// process exits.
-func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Signal, crashed <-chan struct{}) (again os.Signal, closed bool) {
+// closeSession closes s, waiting at most grace or until crashed closes
+// (nil: never), and reports whether Close finished. A Close that does not
+// finish goes on in the background until the process exits.
+func closeSession(s interface{ Close() }, grace time.Duration, crashed <-chan struct{}) (closed bool) {
 	done := make(chan struct{})
 	crash.Go(func() {
 		s.Close()
@@ -34,13 +30,11 @@ func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Sig
 	defer t.Stop()
 	select {
 	case <-done:
-		return nil, true
-	case sg := <-sig:
-		return sg, false
+		return true
 	case <-t.C:
-		return nil, false
+		return false
 	case <-crashed:
-		return nil, false
+		return false
 	}
 }
 
@@ -48,31 +42,4 @@ func closeSession(s interface{ Close() }, grace time.Duration, sig <-chan os.Sig
 // within the grace.
 func sayNotClosed(w io.Writer, scenario string, grace time.Duration) {
 	fmt.Fprintf(w, "offtop: the %s scenario did not stop within %v; exiting without waiting for it\n", scenario, grace)
-}
-
-// writeStopNote tells, after the summary, what the stop did to a Loop
-// stall in progress (last is the session's last sample): cut short (the
-// stall scenario's stalls_cut; the probe recorded it, so the probe max
-// above includes it) or, when the Loop was still blocked as the run
-// ended, for how long (probe_stalled_ms; not in the probe max). Nothing
-// when neither.
-func writeStopNote(w io.Writer, last session.Snapshot) error {
-	var cut, cutMS float64 // stalls cut (one at most: the stop's), and its length
-	for _, r := range last.Readouts {
-		switch {
-		case r.Key == "stalls_cut" && r.Known:
-			cut = r.Value
-		case r.Key == "last_stall_ms" && r.Known:
-			cutMS = r.Value
-		}
-	}
-	var err error
-	if cut > 0 {
-		_, err = fmt.Fprintf(w, "the stop cut a Loop stall short after %.0f ms (in the probe max)\n", cutMS)
-	}
-	if last.ProbeStalled > 0 {
-		_, err = fmt.Fprintf(w, "the Loop was still blocked at the end, for %.0f ms: not in the probe max\n",
-			float64(last.ProbeStalled)/float64(time.Millisecond))
-	}
-	return err
 }

@@ -47,7 +47,7 @@ func lastSnap() session.Snapshot {
 // summary and the headless stream agree figure for figure.
 func TestSummaryPrintsTheJSONFigures(t *testing.T) {
 	snap := lastSnap()
-	sm := &summary{first: "server"}
+	sm := &summary{First: "server"}
 	sm.Add(snap)
 	sm.Finish(35 * time.Second)
 	out := ansi.Strip(sm.String())
@@ -146,7 +146,7 @@ func TestSummaryMarksCurrentAndBest(t *testing.T) {
 
 // TestSummaryNoSamples: a run ended before its first sample says so.
 func TestSummaryNoSamples(t *testing.T) {
-	sm := &summary{first: "login"}
+	sm := &summary{First: "login"}
 	sm.Finish(100 * time.Millisecond)
 	if got := sm.String(); got != "offtop ran 0.1s: login, no sample taken yet\n" {
 		t.Errorf("got %q", got)
@@ -161,7 +161,7 @@ func TestSummaryListsSizesHeldASecond(t *testing.T) {
 	for w := 5; w < 205; w++ { // 200 sizes passed through, held 0s
 		snap.Sizes = append(snap.Sizes, session.SizeRow{Scenario: "count", Workers: w, GOMAXPROCS: 2, Held: time.Millisecond, HeadlineName: "batch wall"})
 	}
-	sm := &summary{first: "server"}
+	sm := &summary{First: "server"}
 	sm.Add(snap)
 	sm.Finish(35 * time.Second)
 	out := ansi.Strip(sm.String())
@@ -190,7 +190,7 @@ func TestSummaryListsSizesHeldASecond(t *testing.T) {
 func TestSummaryAttachedSaysWhoseFigures(t *testing.T) {
 	snap := lastSnap()
 	snap.Scenario, snap.Remote, snap.Elapsed = "service", "127.0.0.1:7070", session.Seconds(14500*time.Millisecond)
-	sm := &summary{first: "service"}
+	sm := &summary{First: "service"}
 	sm.Add(snap)
 	sm.Finish(5 * time.Second)
 	first, _, _ := strings.Cut(sm.String(), "\n")
@@ -207,7 +207,7 @@ func TestSummarySaysWhatTheServerServed(t *testing.T) {
 	snap := lastSnap()
 	snap.Sizes[1].Served = map[string]hist.Summary{
 		"ping": {P99: msd(0.21), Count: 812}, "fast": {P99: msd(12.3), Count: 400}, "slow": {}}
-	sm := &summary{first: "server"}
+	sm := &summary{First: "server"}
 	sm.Add(snap)
 	sm.Finish(35 * time.Second)
 	out := ansi.Strip(sm.String())
@@ -235,7 +235,7 @@ func TestSummaryAttachedEarlierAndIdle(t *testing.T) {
 				Sizes: session.SizeRows{row(3, 30*time.Second, 0, true)}}}},
 		Machine: session.Machine{GOMAXPROCS: 2, NumCPU: 2},
 	}
-	sm := &summary{first: "service"}
+	sm := &summary{First: "service"}
 	sm.Add(snap)
 	sm.Finish(25 * time.Second)
 	out := ansi.Strip(sm.String())

@@ -1,4 +1,4 @@
-package main
+package jobctl
 
 import (
 	"io"
@@ -10,26 +10,26 @@ import (
 	"github.com/offtop/offtop/internal/crash"
 )
 
-// hangup tells when the dashboard's terminal has gone away: its fd hung
+// Hangup tells when the dashboard's terminal has gone away: its fd hung
 // up (poll reports POLLHUP or POLLERR: the pty's master closed, the
 // terminal emulator or the ssh session gone) or a write to it failed. The
 // kernel sends SIGHUP for a hang-up to the session leader only, so
 // under a shell or a parent that ignores it offtop would get none and run
 // on; the run ends on Gone as on SIGHUP. Safe for concurrent use.
-type hangup struct {
+type Hangup struct {
 	once sync.Once
 	gone chan struct{}
 	wake int // write end of the pipe that ends the watcher; -1 none
 }
 
-// newHangup is a hangup with no watcher: only hungUp closes Gone.
-func newHangup() *hangup { return &hangup{gone: make(chan struct{}), wake: -1} }
+// NoWatch is a Hangup with no watcher: only HungUp closes Gone.
+func NoWatch() *Hangup { return &Hangup{gone: make(chan struct{}), wake: -1} }
 
-// watchHangup starts watching fd (the terminal); stop ends the watcher.
+// Watch starts watching fd (the terminal); Stop ends the watcher.
 // A watcher that cannot start (no pipe) leaves only failed writes to
 // tell.
-func watchHangup(fd int) *hangup {
-	h := newHangup()
+func Watch(fd int) *Hangup {
+	h := NoWatch()
 	var p [2]int
 	if unix.Pipe2(p[:], unix.O_CLOEXEC) != nil {
 		return h
@@ -46,7 +46,7 @@ func watchHangup(fd int) *hangup {
 			case err != nil, fds[1].Revents != 0:
 				return
 			case fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
-				h.hungUp()
+				h.HungUp()
 				return
 			}
 		}
@@ -54,14 +54,14 @@ func watchHangup(fd int) *hangup {
 	return h
 }
 
-// hungUp says the terminal is gone (a failed write, or the watcher).
-func (h *hangup) hungUp() { h.once.Do(func() { close(h.gone) }) }
+// HungUp says the terminal is gone (a failed write, or the watcher).
+func (h *Hangup) HungUp() { h.once.Do(func() { close(h.gone) }) }
 
 // Gone is closed once the terminal is gone.
-func (h *hangup) Gone() <-chan struct{} { return h.gone }
+func (h *Hangup) Gone() <-chan struct{} { return h.gone }
 
-// isGone reports whether the terminal is gone.
-func (h *hangup) isGone() bool {
+// IsGone reports whether the terminal is gone.
+func (h *Hangup) IsGone() bool {
 	select {
 	case <-h.gone:
 		return true
@@ -70,36 +70,36 @@ func (h *hangup) isGone() bool {
 	}
 }
 
-// stop ends the watcher (it closes its end of the pipe itself).
-func (h *hangup) stop() {
+// Stop ends the watcher (it closes its end of the pipe itself).
+func (h *Hangup) Stop() {
 	if h.wake >= 0 {
 		unix.Close(h.wake)
 		h.wake = -1
 	}
 }
 
-// watchTerminal watches the first of files (stdin, stdout, stderr) that
-// is a terminal, as watchHangup does; with none, a hangup no watcher
+// WatchTerminal watches the first of files (stdin, stdout, stderr) that
+// is a terminal, as Watch does; with none, a Hangup no watcher
 // closes. The caller stops it.
-func watchTerminal(files ...any) *hangup {
+func WatchTerminal(files ...any) *Hangup {
 	for _, f := range files {
-		if w, ok := f.(*os.File); ok && w != nil && isTerminal(w) {
-			return watchHangup(int(w.Fd()))
+		if w, ok := f.(*os.File); ok && w != nil && IsTerminal(w) {
+			return Watch(int(w.Fd()))
 		}
 	}
-	return newHangup()
+	return NoWatch()
 }
 
-// failWriter is w whose failed writes say the terminal is gone.
-type failWriter struct {
-	w   io.Writer
-	hup *hangup
+// FailWriter is W whose failed writes say the terminal is gone (Hup).
+type FailWriter struct {
+	W   io.Writer
+	Hup *Hangup
 }
 
-func (f failWriter) Write(b []byte) (int, error) {
-	n, err := f.w.Write(b)
+func (f FailWriter) Write(b []byte) (int, error) {
+	n, err := f.W.Write(b)
 	if err != nil {
-		f.hup.hungUp()
+		f.Hup.HungUp()
 	}
 	return n, err
 }

@@ -1,4 +1,4 @@
-package main
+package jobctl
 
 import "testing"
 
@@ -6,7 +6,7 @@ import "testing"
 // a quit while the dashboard holds the terminal goes through and no
 // suspension starts after it; a quit while a suspension has the terminal
 // is held, and the suspension then ends the program instead of handing the
-// terminal back; a stop the suspender saw does the same; a suspension
+// terminal back; a stop the Suspender saw does the same; a suspension
 // without a stop hands the terminal back, and quits go through again.
 func TestTermGate(t *testing.T) {
 	t.Run("quit, then ctrl+z", func(t *testing.T) {

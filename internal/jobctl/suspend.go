@@ -1,4 +1,4 @@
-package main
+package jobctl
 
 import (
 	"fmt"
@@ -14,10 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/offtop/offtop/internal/crash"
-	"github.com/offtop/offtop/internal/ui"
 )
 
-// suspender suspends the dashboard as htop and less do: on ctrl+z typed
+// Suspender suspends the dashboard as htop and less do: on ctrl+z typed
 // in it (raw mode: the terminal sends no signal, Bubble Tea gives the key)
 // or SIGTSTP sent to the process (kill -TSTP), it restores the terminal
 // (leaves the alternate screen, puts echo and line mode back), then stops
@@ -50,13 +49,13 @@ import (
 // terminal, and a shell with job control takes the terminal back in its
 // own modes. The SIGCONT that ends it is the notice: any SIGCONT that no
 // suspension of offtop's is waiting for (kill -CONT, or the shell's fg)
-// makes the suspender take the terminal again, the alternate screen and
+// makes the Suspender take the terminal again, the alternate screen and
 // raw mode set afresh and the dashboard redrawn whole, once the process
 // is the terminal's foreground: continued in the background, it stops
 // itself again, as a suspension does, until fg, and the frames Bubble Tea
-// draws before it has are dropped (drawnFile.hold). A SIGCONT that came
+// draws before it has are dropped (Output.hold). A SIGCONT that came
 // with no stop costs a redraw.
-type suspender struct {
+type Suspender struct {
 	p    *tea.Program
 	tty  int // fd of the terminal, for its foreground process group; -1 unknown
 	want chan struct{}
@@ -64,11 +63,13 @@ type suspender struct {
 	cont chan os.Signal // SIGCONT
 	quit chan os.Signal // stop signals: a copy of those the run's own handler gets
 	done chan struct{}
-	out  *drawnFile // the Program's output, its writes counted; nil when not a file
+	out  *Output // the Program's output, its writes counted; nil when not a file
+	// isKey reports whether a key press is the suspend key.
+	isKey func(key string) bool
 
 	gate     termGate
 	signaled atomic.Pointer[os.Signal] // the first stop signal: suspend no more
-	killed   atomic.Bool               // the suspender ended the program (end)
+	killed   atomic.Bool               // the Suspender ended the program (end)
 	killedBy atomic.Pointer[os.Signal] // the stop signal it ended it for; nil for a held quit
 
 	mu      sync.Mutex
@@ -77,20 +78,24 @@ type suspender struct {
 	outside int           // SIGCONTs with no suspension of offtop's waiting for them
 }
 
-// drawnFile is a Program's output file that counts the writes to it, so
+// Output is a Program's output file that counts the writes to it, so
 // that a resume can tell whether the dashboard was drawn again, drops
 // them while hold says (nil: never), and tells failed when one fails
 // (nil: nobody to tell).
-type drawnFile struct {
+type Output struct {
 	*os.File
 	writes atomic.Int64
 	hold   func() bool
 	failed func()
 }
 
+// NewOutput is f as a Program's output; failed (nil: nobody) is told
+// when a write fails.
+func NewOutput(f *os.File, failed func()) *Output { return &Output{File: f, failed: failed} }
+
 // Write writes b to the file and counts the call; held, it writes
 // nothing and reports all of b written.
-func (f *drawnFile) Write(b []byte) (int, error) {
+func (f *Output) Write(b []byte) (int, error) {
 	f.writes.Add(1)
 	if f.hold != nil && f.hold() {
 		return len(b), nil
@@ -102,10 +107,11 @@ func (f *drawnFile) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// newSuspender starts listening for SIGTSTP and suspend requests (ask);
-// stop ends it. out is p's output (the terminal), nil when not a file.
-func newSuspender(p *tea.Program, out *drawnFile) *suspender {
-	s := &suspender{p: p, tty: -1, out: out, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
+// NewSuspender starts listening for SIGTSTP and suspend requests (Ask);
+// Stop ends it. out is p's output (the terminal), nil when not a file;
+// isKey reports whether a key press (tea.KeyPressMsg.String) suspends.
+func NewSuspender(p *tea.Program, out *Output, isKey func(key string) bool) *Suspender {
+	s := &Suspender{p: p, tty: -1, out: out, isKey: isKey, want: make(chan struct{}, 1), tstp: make(chan os.Signal, 1),
 		cont: make(chan os.Signal, 1), quit: make(chan os.Signal, 1), done: make(chan struct{})}
 	if out != nil {
 		s.tty = int(out.Fd())
@@ -113,21 +119,21 @@ func newSuspender(p *tea.Program, out *drawnFile) *suspender {
 	}
 	signal.Notify(s.tstp, syscall.SIGTSTP)
 	signal.Notify(s.cont, syscall.SIGCONT)
-	signal.Notify(s.quit, stopSignals...)
+	signal.Notify(s.quit, StopSignals...)
 	crash.Go(s.loop)
 	return s
 }
 
 // ask requests a suspension (ctrl+z); it never blocks.
-func (s *suspender) ask() {
+func (s *Suspender) Ask() {
 	select {
 	case s.want <- struct{}{}:
 	default:
 	}
 }
 
-// stop ends the listening: SIGTSTP stops the process plainly again.
-func (s *suspender) stop() {
+// Stop ends the listening: SIGTSTP stops the process plainly again.
+func (s *Suspender) Stop() {
 	close(s.done)
 	signal.Stop(s.tstp)
 	signal.Stop(s.cont)
@@ -136,7 +142,7 @@ func (s *suspender) stop() {
 
 // stopPending reports whether a stop signal has come, now or before, or
 // the gate holds a quit.
-func (s *suspender) stopPending() bool {
+func (s *Suspender) stopPending() bool {
 	select {
 	case sg := <-s.quit:
 		s.signaled.CompareAndSwap(nil, &sg)
@@ -145,7 +151,7 @@ func (s *suspender) stopPending() bool {
 	return s.signaled.Load() != nil || s.gate.held()
 }
 
-func (s *suspender) loop() {
+func (s *Suspender) loop() {
 	for {
 		select {
 		case <-s.done:
@@ -172,7 +178,7 @@ func (s *suspender) loop() {
 // from the background once fg has made it the foreground (it stops
 // itself until then). It ends the program instead when a stop comes
 // meanwhile, as suspend does.
-func (s *suspender) continued() {
+func (s *Suspender) continued() {
 	if !s.gate.release() {
 		return // a quit went through: the program is stopping
 	}
@@ -202,7 +208,7 @@ func (s *suspender) continued() {
 // (a stop signal, or a quit the gate held) ends the program with Kill,
 // whatever state the terminal is in: Kill draws no last frame and leaves
 // the terminal restored.
-func (s *suspender) suspend() {
+func (s *Suspender) suspend() {
 	if !s.gate.release() {
 		return // a quit went through: the program is stopping
 	}
@@ -222,7 +228,7 @@ func (s *suspender) suspend() {
 // stopUntilForeground stops the process until it is continued as the
 // terminal's foreground, or continued with a stop pending, and counts the
 // time stopped.
-func (s *suspender) stopUntilForeground() {
+func (s *Suspender) stopUntilForeground() {
 	from := time.Now()
 	for {
 		select {
@@ -253,7 +259,7 @@ func (s *suspender) stopUntilForeground() {
 // the terminal is released. Bubble Tea sets the terminal's modes again as
 // it stops: from the background that raises SIGTTOU, which would stop the
 // process once more.
-func (s *suspender) end() {
+func (s *Suspender) end() {
 	signal.Ignore(syscall.SIGTTOU)
 	s.killedBy.Store(s.signaled.Load())
 	s.killed.Store(true)
@@ -274,7 +280,7 @@ const redrawWait = 300 * time.Millisecond
 // keys and resizes change nothing). So restore watches for the first
 // write and, when none comes within redrawWait, releases and restores
 // again (the old goroutine has had its time to stop by then).
-func (s *suspender) restore() {
+func (s *Suspender) restore() {
 	for try := 0; ; try++ {
 		var before int64
 		if s.out != nil {
@@ -294,7 +300,7 @@ func (s *suspender) restore() {
 
 // drewSince reports whether the output was written to after the count
 // before, waiting at most wait for it.
-func (s *suspender) drewSince(before int64, wait time.Duration) bool {
+func (s *Suspender) drewSince(before int64, wait time.Duration) bool {
 	deadline := time.Now().Add(wait)
 	for s.out.writes.Load() == before {
 		if time.Now().After(deadline) {
@@ -307,16 +313,16 @@ func (s *suspender) drewSince(before int64, wait time.Duration) bool {
 
 // background reports whether the dashboard must not be drawn: the
 // process is not the terminal's foreground (continued from outside while
-// the shell holds the terminal, before the suspender has stopped it
+// the shell holds the terminal, before the Suspender has stopped it
 // again) and the program is not ending (its last writes restore the
 // terminal, and go out from the background too).
-func (s *suspender) background() bool {
+func (s *Suspender) background() bool {
 	return !s.killed.Load() && !s.gate.stopping() && !s.foreground()
 }
 
 // foreground reports whether this process's group is the terminal's
 // foreground group (true when unknown).
-func (s *suspender) foreground() bool {
+func (s *Suspender) foreground() bool {
 	if s.tty < 0 {
 		return true
 	}
@@ -324,16 +330,16 @@ func (s *suspender) foreground() bool {
 	return err != nil || pg == syscall.Getpgrp()
 }
 
-// filter is the Program's message filter: ctrl+z (ui.SuspendKey) asks for a suspension
-// instead of reaching the dashboard; a quit (q, --duration, the first
+// Filter is the Program's message filter: the suspend key (isKey) asks for a
+// suspension instead of reaching the dashboard; a quit (q, --duration, the first
 // stop signal: every graceful end passes here as a tea.QuitMsg) goes
 // through only while the dashboard holds the terminal, and is held for
-// the suspender while a suspension has it (termGate).
-func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
+// the Suspender while a suspension has it (termGate).
+func (s *Suspender) Filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	switch m := msg.(type) {
 	case tea.KeyPressMsg:
-		if ui.SuspendKey(m.String()) {
-			s.ask()
+		if s.isKey(m.String()) {
+			s.Ask()
 			return nil
 		}
 	case tea.QuitMsg:
@@ -344,16 +350,16 @@ func (s *suspender) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	return msg
 }
 
-// endedRun reports whether the suspender ended the program (Kill, for a
+// endedRun reports whether the Suspender ended the program (Kill, for a
 // stop that came while it had the terminal): Run's ErrProgramKilled is
 // then a stop as asked, not an error.
-func (s *suspender) endedRun() bool { return s.killed.Load() }
+func (s *Suspender) EndedRun() bool { return s.killed.Load() }
 
-// endedBy is the stop signal the suspender ended the program for; nil
+// endedBy is the stop signal the Suspender ended the program for; nil
 // when it did not end it, or ended it for a held quit. The run's own
 // handler gets the same signal, perhaps only after the program has ended:
 // it is then this one, not a second.
-func (s *suspender) endedBy() os.Signal {
+func (s *Suspender) EndedBy() os.Signal {
 	if !s.killed.Load() {
 		return nil
 	}
@@ -365,7 +371,7 @@ func (s *suspender) endedBy() os.Signal {
 
 // note tells, after the summary, how long the run was suspended and how
 // often it was continued after a stop from outside; nothing when neither.
-func (s *suspender) note(w io.Writer) error {
+func (s *Suspender) Note(w io.Writer) error {
 	s.mu.Lock()
 	n, d, outside := s.n, s.stopped, s.outside
 	s.mu.Unlock()
@@ -387,7 +393,7 @@ func (s *suspender) note(w io.Writer) error {
 // screen left, the shell's screen back) that frame lands on the normal
 // screen and the summary is printed over it. So from the moment a
 // suspension takes the terminal until the dashboard is drawn again, every
-// quit is held and left to the suspender, which ends the program without
+// quit is held and left to the Suspender, which ends the program without
 // a frame; and a quit already let through keeps a suspension from
 // starting. Its methods are safe for concurrent use and never block on
 // the program.
@@ -395,7 +401,7 @@ type termGate struct {
 	mu       sync.Mutex
 	released bool // a suspension has the terminal
 	through  bool // a quit went through: the program is stopping
-	heldQuit bool // a quit came while released: the suspender ends the run
+	heldQuit bool // a quit came while released: the Suspender ends the run
 }
 
 // release takes the terminal for a suspension; false when the program is
@@ -412,7 +418,7 @@ func (g *termGate) release() bool {
 
 // quit is the word on a quit: true lets it through (the dashboard holds
 // the terminal; Bubble Tea ends with its last frame on the alternate
-// screen), false holds it for the suspender (the terminal is released).
+// screen), false holds it for the Suspender (the terminal is released).
 func (g *termGate) quit() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -431,7 +437,7 @@ func (g *termGate) stopping() bool {
 	return g.through
 }
 
-// held reports whether a quit is held for the suspender.
+// held reports whether a quit is held for the Suspender.
 func (g *termGate) held() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -439,8 +445,8 @@ func (g *termGate) held() bool {
 }
 
 // reclaim ends a suspension: it hands the terminal back to the dashboard
-// (quits go through again) unless stop (a stop the suspender saw) is true
-// or a quit is held, and then reports true: the suspender must end the
+// (quits go through again) unless stop (a stop the Suspender saw) is true
+// or a quit is held, and then reports true: the Suspender must end the
 // program, the gate still released so that no quit goes through.
 func (g *termGate) reclaim(stop bool) (end bool) {
 	g.mu.Lock()
