@@ -24,6 +24,9 @@ import (
 // gives no way to lower a thread's priority (everywhere but Linux).
 var ErrPriorityUnavailable = errors.New("pool: priority workers unavailable on " + runtime.GOOS)
 
+// PriorityAvailable reports whether this OS has priority workers (Linux).
+func PriorityAvailable() bool { return priorityKnown }
+
 // SetPriority turns priority workers on or off (see Options.Priority). It
 // fails with ErrPriorityUnavailable, changing nothing, where the OS has no
 // thread priorities; turning it off never fails. It changes GOMAXPROCS
@@ -47,6 +50,19 @@ func (p *Pool) ExtraProcs() int {
 	p.procsMu.Lock()
 	defer p.procsMu.Unlock()
 	return p.extra
+}
+
+// BaseProcs is GOMAXPROCS without the Ps the pool added: GOMAXPROCS
+// itself while priority is off, or when someone else has set it since
+// the pool last did.
+func (p *Pool) BaseProcs() int {
+	p.procsMu.Lock()
+	defer p.procsMu.Unlock()
+	cur := runtime.GOMAXPROCS(0)
+	if cur == p.procsSet {
+		return cur - p.extra
+	}
+	return cur
 }
 
 // adjustProcs sets GOMAXPROCS to the base (the value without the pool's

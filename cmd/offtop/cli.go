@@ -22,6 +22,7 @@ import (
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 // version is offtop's version; set with -ldflags "-X main.version=...".
@@ -124,13 +125,16 @@ flags:
   --stall-every D     stall scenario: period, 1ms..1h, at least --stall
                       (default 1s)
 %s
+  --priority          priority workers: each on a thread at nice 19, GOMAXPROCS
+                      raised by the pool's size (Linux; y toggles it)
+  --paused            start with the load paused, as space at 0s (space resumes)
   --headless          no TUI: one JSON object per sample on stdout (JSON Lines)
   --keys SCRIPT       timed key steps, e.g. "2s:4 4s:+ 6s:0 8s:q" (below)
   --no-summary        print no summary at the end (stdout in the TUI,
                       stderr with --headless)
   --version           print the version
   --help              this text
-keys: + - up down 0-9 a [ ] tab space r d s S c u l L p o g G = ? q ctrl+c
+keys: + - up down 0-9 a [ ] tab space r d s S c u y l L p o g G = ? q ctrl+c
 --keys: steps OFFSET:KEY separated by spaces or commas; OFFSET is a Go
   duration from the start, 0..8760h (0s, 1.5s, 2m), KEY one of the keys above; steps
   run in offset order, equal offsets in written order`, seedUsage)
@@ -155,6 +159,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.session.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, stallEveryRange.text)
 	var loops int
 	checkSeeds := seedFlags(fs, &o.session, &loops)
+	fs.BoolVar(&o.session.Priority, "priority", false, "")
+	fs.BoolVar(&o.session.Paused, "paused", false, "")
 	fs.BoolVar(&o.headless, "headless", false, "")
 	fs.BoolVar(&o.noSummary, "no-summary", false, "")
 	keys := fs.String("keys", "", "")
@@ -188,6 +194,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		}
 	}
 	switch {
+	case c.Priority && !pool.PriorityAvailable():
+		return o, usagef("--priority: %v", pool.ErrPriorityUnavailable)
+	case c.Paused && c.NoLoad:
+		return o, usagef("--paused with --no-load: --no-load already starts without the scenario's load, its size held")
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
 	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):

@@ -18,6 +18,7 @@ import (
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/sweep"
+	"github.com/offtop/offtop/pool"
 )
 
 const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table
@@ -45,6 +46,9 @@ const sweepUsage = `usage: offtop sweep [flags]    run a scenario at several poo
                     rows named as seed 001 names them (plain, cluster,
                     worker_threads, both)
   --per-task        run every size twice: on the pool, then a goroutine per task
+  --priority        run every size twice: plain workers, then priority workers
+                    (nice 19, GOMAXPROCS raised by the size; Linux), rows
+                    named plain and priority, HDR logs wN-priority
   --split, --jobs, --payload, --listen   as for offtop (offtop --help)
   --json            print the result as one JSON object instead of a table;
                     "interrupted": true when a signal stopped the sweep before
@@ -146,6 +150,7 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	fs.StringVar(&c.HdrLog, "hdr-log", "", "")
 	loops := fs.String("loops", "", "")
 	fs.BoolVar(&c.PerTask, "per-task", false, "")
+	fs.BoolVar(&c.Priority, "priority", false, "")
 	checkSeeds := seedFlags(fs, &c.Base, nil)
 	fail := func(msg string) (sweep.Config, bool, error) { return c, asJSON, usagef("%s", msg) }
 	err = fs.Parse(args)
@@ -187,6 +192,9 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	}
 	if err := checkScenarioFlags(c.Base.Scenario, seen); err != nil {
 		return fail(err.Error())
+	}
+	if c.Priority && !pool.PriorityAvailable() {
+		return fail("--priority: " + pool.ErrPriorityUnavailable.Error())
 	}
 	return c, asJSON, nil
 }

@@ -79,8 +79,8 @@ func checkSizing(fs *flag.FlagSet, c *sweep.Config, repeat string) string {
 	} else if c.Load < -scenarios.MaxLoadSteps || c.Load > scenarios.MaxLoadSteps {
 		return fmt.Sprintf("--load: out of range %s: %d", flagRanges()["load"], c.Load)
 	}
-	if c.Fit && (seen["loops"] || c.PerTask) {
-		return "--fit: fits one configuration's sizes, not with --loops or --per-task"
+	if c.Fit && (seen["loops"] || c.PerTask || c.Priority) {
+		return "--fit: fits one configuration's sizes, not with --loops, --per-task or --priority"
 	}
 	if c.Fit {
 		var obs []sizing.Obs

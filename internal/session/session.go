@@ -53,7 +53,13 @@ type Config struct {
 	NoLoad bool
 	// PerTask starts the run with a goroutine per task instead of the
 	// pool's workers (pool.SetPerTask; the u key toggles it).
-	PerTask   bool
+	PerTask bool
+	// Priority starts the run with priority workers (pool.SetPriority;
+	// the y key toggles it); New fails where the OS has none.
+	Priority bool
+	// Paused starts the run paused, as space does at once: the
+	// scenario's load off and no size row held until space.
+	Paused    bool
 	Scenarios scenarios.Config
 	// Clock is the time the session's schedules run on: when a sample and
 	// a search step are due, a sample's Elapsed and dt, a size row's held
@@ -256,6 +262,7 @@ func New(c Config) (*Session, error) {
 			// A done callback's panic or a pool bug reaches offtop's crash
 			// handler: terminal restored.
 			PanicHandler: guard.Handle,
+			Priority:     c.Priority,
 		})
 		s.pool = s.own
 	}
@@ -273,7 +280,11 @@ func New(c Config) (*Session, error) {
 	}
 	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
 	s.sizes.machine = c.Machine.ReadMachine
-	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
+	s.sizes.enter(s.sizeKey(), true)
+	if c.Paused && !c.NoLoad { // the first row starts paused: it holds nothing
+		done, cpu, ok := s.sizes.read()
+		s.sizes.pauseAt(true, false, time.Time{}, done, cpu, ok)
+	}
 	post := s.loop.Post
 	if c.Program != nil && c.Program.Post != nil {
 		post = c.Program.Post
@@ -281,6 +292,10 @@ func New(c Config) (*Session, error) {
 	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if c.Paused && !c.NoLoad { // before Start: the scenario's load never runs
+		s.paused = true
+		scen.Pause(true)
+	}
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
 		// The outside load is the load: the size in force is held, and
 		// counts what the outside load does (sizes.pause is not called).
@@ -345,7 +360,17 @@ func (s *Session) enterSize(k sizeKey) {
 func (s *Session) sizeKey() sizeKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sizeKey{s.scenName, s.workers, runtime.GOMAXPROCS(0)}
+	// At size 0 tasks run inline either way: one row.
+	return sizeKey{s.scenName, s.workers, s.baseProcs(), s.workers > 0 && s.own != nil && s.own.Priority()}
+}
+
+// baseProcs is GOMAXPROCS without the Ps the session's own pool added
+// (priority workers): the GOMAXPROCS a size row names.
+func (s *Session) baseProcs() int {
+	if s.own == nil {
+		return runtime.GOMAXPROCS(0)
+	}
+	return s.own.BaseProcs()
 }
 
 // gomaxprocsSource is who set GOMAXPROCS at start: the GOMAXPROCS
@@ -410,6 +435,7 @@ func (s *Session) overlay(snap Snapshot) Snapshot {
 	snap.Workers = s.workers
 	snap.Paused = s.paused
 	snap.PerTask = s.own != nil && s.own.PerTask()
+	snap.Priority = s.own != nil && s.own.Priority()
 	cpus := s.cpus
 	if s.gmpSource != "runtime" { // a smaller machine emulated: suggest for it
 		cpus.Procs = runtime.GOMAXPROCS(0)
@@ -645,6 +671,11 @@ func (s *Session) apply(a Action) error {
 		return s.switchScenario()
 	case TogglePerTask:
 		s.own.SetPerTask(!s.own.PerTask()) // a scenario session's: programCheck refuses it in a Program
+	case TogglePriority:
+		if err := s.own.SetPriority(!s.own.Priority()); err != nil {
+			return fmt.Errorf("%w: %w", ErrAction, err)
+		}
+		s.enterSize(s.sizeKey())
 	case Turn:
 		if k, ok := scen.Scenario.(scenarios.Knobber); ok {
 			k.Turn(a.Key)

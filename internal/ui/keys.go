@@ -28,6 +28,7 @@ type KeyMap struct {
 	Pause        key.Binding // pause or resume the scenario's load
 	Reset        key.Binding // reset the since-reset figures
 	PerTask      key.Binding // a goroutine per task instead of the pool
+	Priority     key.Binding // priority workers on or off (pool.SetPriority)
 	ProcsDown    key.Binding // GOMAXPROCS one lower: emulate a smaller machine
 	ProcsUp      key.Binding // GOMAXPROCS one higher, up to NumCPU
 	ProcsRuntime key.Binding // give GOMAXPROCS back to the runtime
@@ -56,6 +57,7 @@ var DefaultKeyMap = KeyMap{
 	Pause:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause load")),
 	Reset:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset figures")),
 	PerTask:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "goroutine per task on/off")),
+	Priority:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "priority workers on/off")),
 	ProcsDown:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "GOMAXPROCS down")),
 	ProcsUp:      key.NewBinding(key.WithKeys("G"), key.WithHelp("G", "GOMAXPROCS up")),
 	ProcsRuntime: key.NewBinding(key.WithKeys("="), key.WithHelp("=", "GOMAXPROCS to the runtime")),
@@ -166,7 +168,7 @@ func (k KeyMap) HelpShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		// the pool's size and the Ps it runs on, one group
-		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime},
+		{k.Add, k.Remove, k.Set, k.Auto, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Priority},
 		// the load and the scenarios' own knobs, one group
 		append([]key.Binding{k.LoadDown, k.LoadUp, k.Pause, k.Next},
 			knobsHelp(append([]key.Binding{k.PerTask}, k.Knobs...))...),
@@ -178,7 +180,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // all lists every binding once.
 func (k KeyMap) all() []key.Binding {
 	return append([]key.Binding{k.Add, k.Remove, k.Set, k.Auto, k.LoadDown, k.LoadUp, k.Next, k.Pause, k.Reset,
-		k.PerTask, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
+		k.PerTask, k.Priority, k.ProcsDown, k.ProcsUp, k.ProcsRuntime, k.Detail, k.Help, k.Quit}, k.Knobs...)
 }
 
 // Keys lists every key string the key map accepts, for validating
@@ -227,6 +229,8 @@ func actionFor(k fmt.Stringer) (a session.Action, quit bool, ok bool) {
 		return session.Action{Kind: session.Reset}, false, true
 	case key.Matches(k, DefaultKeyMap.PerTask):
 		return session.Action{Kind: session.TogglePerTask}, false, true
+	case key.Matches(k, DefaultKeyMap.Priority):
+		return session.Action{Kind: session.TogglePriority}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsDown):
 		return session.Action{Kind: session.AddGOMAXPROCS, N: -1}, false, true
 	case key.Matches(k, DefaultKeyMap.ProcsUp):
