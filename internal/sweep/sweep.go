@@ -396,6 +396,9 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 			row.Name += "+priority"
 		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
+		if cf.priority { // without the Ps priority workers added
+			res.GOMAXPROCS = row.Size.GOMAXPROCS
+		}
 		if snap.CPULimit > 0 {
 			v := float64(snap.CPULimit)
 			res.CPULimit = &v

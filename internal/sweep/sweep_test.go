@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -306,6 +307,9 @@ func TestRunPriorityAddsRows(t *testing.T) {
 		if r.ThroughputPerS <= 0 || r.Size.Priority != r.Priority {
 			t.Errorf("row %+v", r)
 		}
+	}
+	if res.GOMAXPROCS != runtime.GOMAXPROCS(0) {
+		t.Errorf("GOMAXPROCS %d, want %d: the Ps priority workers add left out", res.GOMAXPROCS, runtime.GOMAXPROCS(0))
 	}
 	if want := []string{"1 plain false", "1 priority true", "2 plain false", "2 priority true"}; !slices.Equal(got, want) {
 		t.Errorf("rows %q, want %q\n%s", got, want, progress.String())
