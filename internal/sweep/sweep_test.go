@@ -304,7 +304,9 @@ func TestRunPriorityAddsRows(t *testing.T) {
 	var got []string
 	for _, r := range res.Rows {
 		got = append(got, fmt.Sprintf("%d %s %v", r.Workers, r.Name, r.Priority))
-		if r.ThroughputPerS <= 0 || r.Size.Priority != r.Priority {
+		// Not its throughput: on a busy machine nice-19 workers may
+		// complete nothing in 600 ms.
+		if !r.Balanced || r.Size.Priority != r.Priority {
 			t.Errorf("row %+v", r)
 		}
 	}
