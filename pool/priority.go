@@ -18,7 +18,9 @@ import (
 // fresh goroutine on an ordinary thread and exits. Workers idle at the
 // switch change at their next task. Counts, resize and latency are as
 // without the option; a hand-off to an idle priority worker wakes its own
-// thread (a few us) instead of any.
+// thread (a few us) instead of any. The kernel ranks the workers below
+// every thread on the machine at nice 0, not only the process's own: on
+// a machine busy with other work they may get little CPU.
 
 // ErrPriorityUnavailable is returned by New and SetPriority when this OS
 // gives no way to lower a thread's priority (everywhere but Linux).
