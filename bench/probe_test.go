@@ -3,6 +3,7 @@ package bench
 import (
 	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,23 +119,10 @@ func BenchmarkProbeUnderLoad(b *testing.B) {
 		})
 	})
 	b.Run(name("offtop", probeWorkers), func(b *testing.B) {
-		probeUnderLoad(b, func(task func()) (func(int), func()) {
-			p, err := pool.New(pool.Options{Size: probeWorkers})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return func(n int) {
-				var wg sync.WaitGroup
-				done := func(error) { wg.Done() }
-				wg.Add(n)
-				for range n {
-					if err := p.Submit(task, done); err != nil {
-						b.Fatal(err)
-					}
-				}
-				wg.Wait()
-			}, p.Close
-		})
+		probeUnderLoad(b, offtopPool(b, probeWorkers, false))
+	})
+	b.Run(name("offtop-priority", probeWorkers), func(b *testing.B) {
+		probeUnderLoad(b, offtopPool(b, probeWorkers, true))
 	})
 	b.Run(name("chan", probeWorkers), func(b *testing.B) {
 		probeUnderLoad(b, func(task func()) (func(int), func()) {
@@ -160,45 +148,83 @@ func BenchmarkProbeUnderLoad(b *testing.B) {
 				}
 		})
 	})
-	b.Run(name("ants", probeWorkers), func(b *testing.B) {
-		probeUnderLoad(b, func(task func()) (func(int), func()) {
-			p, err := ants.NewPool(probeWorkers)
-			if err != nil {
-				b.Fatal(err)
+	b.Run(name("ants", probeWorkers), func(b *testing.B) { probeUnderLoad(b, antsPool(b, probeWorkers)) })
+	b.Run(name("pond", probeWorkers), func(b *testing.B) { probeUnderLoad(b, pondPool(probeWorkers)) })
+	// Workers = 2x cores: the same tasks, twice the workers.
+	w2 := 2 * runtime.NumCPU()
+	b.Run(name("offtop", w2), func(b *testing.B) { probeUnderLoad(b, offtopPool(b, w2, false)) })
+	b.Run(name("offtop-priority", w2), func(b *testing.B) { probeUnderLoad(b, offtopPool(b, w2, true)) })
+	b.Run(name("ants", w2), func(b *testing.B) { probeUnderLoad(b, antsPool(b, w2)) })
+	b.Run(name("pond", w2), func(b *testing.B) { probeUnderLoad(b, pondPool(w2)) })
+}
+
+// setupFunc is probeUnderLoad's setup: given the task, run (n tasks, back
+// when all have run) and stop.
+type setupFunc = func(task func()) (run func(n int), stop func())
+
+// offtopPool is offtop's pool of n workers, with priority workers
+// (pool.Options.Priority) or without; Submit never blocks.
+func offtopPool(b *testing.B, n int, priority bool) setupFunc {
+	return func(task func()) (func(int), func()) {
+		p, err := pool.New(pool.Options{Size: n, Priority: priority})
+		if err != nil {
+			b.Skip(err) // no priority workers on this OS
+		}
+		return func(n int) {
+			var wg sync.WaitGroup
+			done := func(error) { wg.Done() }
+			wg.Add(n)
+			for range n {
+				if err := p.Submit(task, done); err != nil {
+					b.Fatal(err)
+				}
 			}
-			return func(n int) {
-				var wg sync.WaitGroup
-				fn := func() { task(); wg.Done() }
-				wg.Add(n)
-				for range n {
-					if err := p.Submit(fn); err != nil {
-						b.Fatal(err)
-					}
+			wg.Wait()
+		}, p.Close
+	}
+}
+
+// antsPool is ants' pool of n workers; Submit blocks while all are busy.
+func antsPool(b *testing.B, n int) setupFunc {
+	return func(task func()) (func(int), func()) {
+		p, err := ants.NewPool(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func(n int) {
+			var wg sync.WaitGroup
+			fn := func() { task(); wg.Done() }
+			wg.Add(n)
+			for range n {
+				if err := p.Submit(fn); err != nil {
+					b.Fatal(err)
 				}
-				wg.Wait()
-			}, p.Release
-		})
-	})
-	b.Run(name("pond", probeWorkers), func(b *testing.B) {
-		probeUnderLoad(b, func(task func()) (func(int), func()) {
-			p := pond.NewPool(probeWorkers)
-			return func(n int) {
-				var wg sync.WaitGroup
-				fn := func() { task(); wg.Done() }
-				wg.Add(n)
-				for range n {
-					p.Submit(fn)
-				}
-				wg.Wait()
-			}, p.StopAndWait
-		})
-	})
+			}
+			wg.Wait()
+		}, p.Release
+	}
+}
+
+// pondPool is pond's pool of n workers, its default unbounded queue.
+func pondPool(n int) setupFunc {
+	return func(task func()) (func(int), func()) {
+		p := pond.NewPool(n)
+		return func(n int) {
+			var wg sync.WaitGroup
+			fn := func() { task(); wg.Done() }
+			wg.Add(n)
+			for range n {
+				p.Submit(fn)
+			}
+			wg.Wait()
+		}, p.StopAndWait
+	}
 }
 
 // probeUnderLoad runs one row of BenchmarkProbeUnderLoad. setup gets the
 // task and returns run, which runs n tasks and returns when all have run,
 // and stop, which releases what setup started.
-func probeUnderLoad(b *testing.B, setup func(task func()) (run func(n int), stop func())) {
+func probeUnderLoad(b *testing.B, setup setupFunc) {
 	k := blocksPerTask()
 	task := func() { sink.Add(uint32(burn(k))) }
 	run, stop := setup(task)

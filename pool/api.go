@@ -89,6 +89,12 @@ type Options struct {
 	// *PanicError. (Options.PanicHandler plays the part of ants'
 	// WithPanicHandler.)
 	PanicHandler func(v any)
+	// Priority starts the pool with priority workers (SetPriority): each
+	// worker on a thread of its own at the lowest priority (Linux: nice
+	// 19) and GOMAXPROCS raised by the size, so the rest of the process
+	// never waits for a P or a CPU behind a worker. New fails with
+	// ErrPriorityUnavailable where the OS has no thread priorities.
+	Priority bool
 }
 
 // Worker is one worker's cumulative accounting. Fractions over an

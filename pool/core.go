@@ -88,6 +88,14 @@ type Pool struct {
 	closeDone chan struct{} // closed when the first Close has finished
 
 	perTask atomic.Bool // per-task mode (pertask.go)
+
+	// Priority workers (priority.go). procsMu serializes GOMAXPROCS
+	// changes and guards extra (the Ps the pool added) and procsSet (the
+	// GOMAXPROCS it last set; 0: none); it is taken before mu, never
+	// inside it.
+	priority        atomic.Bool
+	procsMu         sync.Mutex
+	extra, procsSet int
 }
 
 // New returns a pool with o.Size workers started. It fails with ErrSize
@@ -99,6 +107,10 @@ func New(o Options) (*Pool, error) {
 	}
 	if o.MaxQueue < 0 {
 		o.MaxQueue = 0
+	}
+	o.Priority = o.Priority || forcePriority
+	if o.Priority && !priorityKnown {
+		return nil, ErrPriorityUnavailable
 	}
 	epoch := time.Now()
 	clock := func() int64 { return int64(time.Since(epoch)) }
@@ -133,9 +145,11 @@ func New(o Options) (*Pool, error) {
 
 		closeDone: make(chan struct{}),
 	}
+	p.priority.Store(o.Priority)
 	p.mu.Lock()
 	p.resizeLocked(o.Size)
 	p.mu.Unlock()
+	p.adjustProcs()
 	return p, nil
 }
 
@@ -304,6 +318,7 @@ func (p *Pool) Resize(n int) error {
 	for _, t := range hand {
 		p.inline(func() { p.runInline(t) })
 	}
+	p.adjustProcs()
 	return nil
 }
 
@@ -424,6 +439,7 @@ func (p *Pool) Close() {
 		}
 	}
 	p.mu.Unlock()
+	p.adjustProcs()
 	for _, t := range dropped {
 		t.unwatch()
 		t.report(ErrClosed)

@@ -3,6 +3,7 @@ package pool
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,7 +15,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// OFFTOP_POOL_PRIORITY=1 runs every test with priority workers on
+// (Options.Priority), where the OS has them.
+func TestMain(m *testing.M) {
+	forcePriority = priorityKnown && os.Getenv("OFFTOP_POOL_PRIORITY") == "1"
+	goleak.VerifyTestMain(m)
+}
 
 // waitFor is how long a test waits for something that should happen soon.
 // It bounds a wait; it is never a timing assertion.

@@ -80,6 +80,19 @@ func (p *Pool) work(w *worker, t *task) {
 				return
 			}
 		}
+		if want := p.priority.Load(); want && !th.pinned {
+			th.pin() // refused by the OS: the worker goes on as it is
+		} else if !want && th.pinned {
+			// Priority is off and this thread's cannot be raised back:
+			// a fresh goroutine, on an ordinary thread, takes t and the
+			// slot; this one ends locked, and its thread with it.
+			if th.locked {
+				w.endRun(p.clock(), &th)
+			}
+			p.wg.Add(1) // this goroutine still counts: Close cannot be waiting on zero
+			go p.work(w, t)
+			return
+		}
 		var exit, abandoned bool
 		if t, exit, abandoned = p.runOnWorker(w, &th, spill, t); exit {
 			counted = !abandoned

@@ -17,6 +17,7 @@ import (
 	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/pool"
 )
 
 // version is offtop's version; set with -ldflags "-X main.version=...".
@@ -94,7 +95,7 @@ var usageText = func() string {
 	}
 	fs, _, _, _ := offtopFlags(new(options))
 	b.WriteString("flags:\n" + fs.Usage("scenario", "workers", "duration", "interval", "resolution", "window", "scale",
-		"gomaxprocs", "stall", "stall-every", "loops", "per-task", "split", "jobs", "payload", "listen", "allow-remote", "no-load",
+		"gomaxprocs", "stall", "stall-every", "loops", "per-task", "split", "jobs", "payload", "listen", "allow-remote", "no-load", "priority", "paused",
 		"headless", "keys", "no-summary", "version", "", "  --help              this text") + "\n")
 	b.WriteString(keysUsage() + "\n" + keysLanguage)
 	return b.String()
@@ -141,6 +142,8 @@ func offtopFlags(o *options) (fs *cliflag.Set, keys *string, check func(map[stri
 	durFlag(fs, &c.Scenarios.StallPeriod, "stall-every", scenarios.DefaultStallPeriod, stallEveryRange, "`D` stall scenario: period, RANGE, at least --stall")
 	var loops int
 	check = seedFlags(fs, c, &loops)
+	fs.BoolVar(&c.Priority, "priority", false, "priority workers: each on a thread at nice 19, GOMAXPROCS raised by the pool's size (Linux; y toggles it)")
+	fs.BoolVar(&c.Paused, "paused", false, "start with the load paused, as space at 0s (space resumes)")
 	version = fs.Bool("version", false, "print the version")
 	return fs, keys, check, version
 }
@@ -167,6 +170,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	seen := fs.Seen()
 	c := &o.session
 	switch {
+	case c.Priority && !pool.PriorityAvailable():
+		return o, usagef("--priority: %v", pool.ErrPriorityUnavailable)
+	case c.Paused && c.NoLoad:
+		return o, usagef("--paused with --no-load: --no-load already starts without the scenario's load, its size held")
 	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
 		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
 	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):

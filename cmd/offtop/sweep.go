@@ -20,6 +20,7 @@ import (
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sweep"
+	"github.com/offtop/offtop/pool"
 )
 
 // sweepUsage is offtop sweep --help, generated from its flags.
@@ -27,7 +28,7 @@ var sweepUsage = func() string {
 	var c sweep.Config
 	fs, _, _, _, _ := sweepFlags(&c, new(bool))
 	return "usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table\n" +
-		fs.Usage("scenario", "workers", "duration", "scale", "repeat", "load", "fit", "hdr-log", "loops", "per-task",
+		fs.Usage("scenario", "workers", "duration", "scale", "repeat", "load", "fit", "hdr-log", "loops", "per-task", "priority",
 			"", "  --split, --jobs, --payload, --listen   as for offtop (offtop --help)", "json") +
 		"\nprogress goes to stderr, the table to stdout\n" + sweepColumns
 }()
@@ -48,6 +49,7 @@ func sweepFlags(c *sweep.Config, asJSON *bool) (fs *cliflag.Set, workers, repeat
 	fs.StringVar(&c.HdrLog, "hdr-log", "", "`DIR` write each size's histograms (loop, headline, task; ns) to DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a comparison) in HdrHistogram's interval log format, each a new file (mode 0644) renamed over whatever stood at the name (a directory there is refused); DIR is checked writable before the first run, and a log that fails later is named under the table (\"hdr_log_missing\")")
 	loops = fs.String("loops", "", fmt.Sprintf("`LIST` server: Loop counts 1..%d too, e.g. 1,2: every size at each, rows named as seed 001 names them (plain, cluster, worker_threads, both)", scenarios.MaxLoops))
 	fs.BoolVar(&c.PerTask, "per-task", false, "run every size twice: on the pool, then a goroutine per task")
+	fs.BoolVar(&c.Priority, "priority", false, "run every size twice: plain workers, then priority workers (nice 19, GOMAXPROCS raised by the size; Linux), rows named plain and priority, HDR logs wN-priority")
 	checkSeeds = seedFlags(fs, &c.Base, nil)
 	fs.BoolVar(asJSON, "json", false, "print the result as one JSON object instead of a table; \"interrupted\": true when a signal stopped the sweep before its last run (\"rows\": the sizes with a finished run), else false")
 	return fs, workers, repeat, loops, checkSeeds
@@ -151,6 +153,9 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	}
 	if err := checkWorkload(&c.Base, seen); err != nil {
 		return fail(err.Error())
+	}
+	if c.Priority && !pool.PriorityAvailable() {
+		return fail("--priority: " + pool.ErrPriorityUnavailable.Error())
 	}
 	return c, asJSON, nil
 }

@@ -29,8 +29,8 @@ func checkSizing(seen map[string]bool, c *sweep.Config, repeat string) string {
 	} else if c.Load < -scenarios.MaxLoadSteps || c.Load > scenarios.MaxLoadSteps {
 		return fmt.Sprintf("--load: out of range -%d..%d: %d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps, c.Load)
 	}
-	if c.Fit && (seen["loops"] || c.PerTask) {
-		return "--fit: fits one configuration's sizes, not with --loops or --per-task"
+	if c.Fit && (seen["loops"] || c.PerTask || c.Priority) {
+		return "--fit: fits one configuration's sizes, not with --loops, --per-task or --priority"
 	}
 	if c.Fit {
 		var obs []sizing.Obs

@@ -184,6 +184,15 @@ func SizeCell(workers int) string {
 	return strconv.Itoa(workers)
 }
 
+// sizeCell is the size column's cell: SizeCell, "N prio" for priority
+// workers.
+func sizeCell(r session.SizeJSON) string {
+	if r.Priority {
+		return SizeCell(r.Workers) + " prio"
+	}
+	return SizeCell(r.Workers)
+}
+
 // Column is one column of a size table.
 type Column struct {
 	Head string
@@ -201,8 +210,14 @@ type Column struct {
 // differ in it).
 func (t Table) Columns(wide, gomaxprocs bool) []Column {
 	hl := t.Spec.Label() + " " + t.Spec.Unit
+	sw := 6
+	for _, r := range t.Rows {
+		if r.Priority {
+			sw = 8 // "256 prio"
+		}
+	}
 	cols := []Column{
-		{"size", 6, func(_ int, r session.SizeJSON) string { return SizeCell(r.Workers) }},
+		{"size", sw, func(_ int, r session.SizeJSON) string { return sizeCell(r) }},
 	}
 	if gomaxprocs {
 		cols = append(cols, Column{"GOMAXPROCS", 10, func(_ int, r session.SizeJSON) string { return strconv.Itoa(r.GOMAXPROCS) }})

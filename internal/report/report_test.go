@@ -101,3 +101,17 @@ func TestForLeavesOutBriefSizes(t *testing.T) {
 		t.Errorf("brief line %q with nothing left out", l)
 	}
 }
+
+// TestPriorityRowsApart: a size held plain and with priority workers is
+// two rows, the priority one named "N prio", the columns still aligned.
+func TestPriorityRowsApart(t *testing.T) {
+	plain, prio := row(2, 8*time.Second, 8.4, false), row(2, 8*time.Second, 3.1, true)
+	prio.Priority = true
+	lines := For([]session.SizeRow{plain, prio}, "server", 0).Lines(false)
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", strings.Join(lines, "\n"))
+	}
+	if strings.Contains(lines[1], "prio") || !strings.Contains(lines[2], "2 prio") || len(lines[1]) != len(lines[2]) {
+		t.Errorf("rows not told apart or not aligned:\n%s", strings.Join(lines, "\n"))
+	}
+}

@@ -18,6 +18,7 @@ var actionNames = map[ActionKind]string{
 	DefaultGOMAXPROCS: "default_gomaxprocs",
 	TogglePerTask:     "per_task",
 	Turn:              "turn",
+	TogglePriority:    "priority",
 	AutoSize:          "auto_size",
 	CancelAutoSize:    "cancel_auto_size",
 }

@@ -18,6 +18,7 @@ type SizeJSON struct {
 	Scenario   string  `json:"scenario"`
 	Workers    int     `json:"workers"`
 	GOMAXPROCS int     `json:"gomaxprocs"`
+	Priority   bool    `json:"priority"`
 	HeldS      float64 `json:"held_s"`
 	// IdleS is the row's Idle: an attached program's pool had no task.
 	IdleS float64 `json:"idle_s"`
@@ -48,7 +49,7 @@ type SizeJSON struct {
 // JSON converts r for the headless stream.
 func (r SizeRow) JSON() SizeJSON {
 	j := SizeJSON{
-		Scenario: r.Scenario, Workers: r.Workers, GOMAXPROCS: r.GOMAXPROCS,
+		Scenario: r.Scenario, Workers: r.Workers, GOMAXPROCS: r.GOMAXPROCS, Priority: r.Priority,
 		HeldS: finite3(r.Held.Seconds()), IdleS: finite3(r.Idle.Seconds()),
 		ProbeCount: r.Probe.Count, Headline: r.HeadlineName, HeadlineCount: r.Headline.Count,
 		ThroughputPerS: finite3(r.ThroughputPerS()),

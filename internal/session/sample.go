@@ -153,7 +153,7 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 		}
 	}
 	// A GOMAXPROCS the runtime changed by itself starts a row too.
-	if k, changed := s.sizes.withGOMAXPROCS(ctl.gomaxprocs); changed {
+	if k, changed := s.sizes.withGOMAXPROCS(s.baseProcs()); changed {
 		s.enterSize(k)
 	}
 

@@ -54,7 +54,13 @@ type Config struct {
 	NoLoad bool
 	// PerTask starts the run with a goroutine per task instead of the
 	// pool's workers (pool.SetPerTask; the u key toggles it).
-	PerTask   bool
+	PerTask bool
+	// Priority starts the run with priority workers (pool.SetPriority;
+	// the y key toggles it); New fails where the OS has none.
+	Priority bool
+	// Paused starts the run paused, as space does at once: the
+	// scenario's load off and no size row held until space.
+	Paused    bool
 	Scenarios workload.Config
 	// Catalog is where Scenario and the tab key's next come from; nil is
 	// the registered one (workload.Registered: the scenarios', when
@@ -248,6 +254,7 @@ func New(c Config) (*Session, error) {
 			// A done callback's panic or a pool bug reaches offtop's crash
 			// handler: terminal restored.
 			PanicHandler: guard.Handle,
+			Priority:     c.Priority,
 		})
 		if err != nil {
 			s.loop.Close()
@@ -264,7 +271,11 @@ func New(c Config) (*Session, error) {
 	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
 	s.sizes.machine = c.Machine.ReadMachine
 	s.sizes.headline = tg.headline
-	s.sizes.enter(sizeKey{c.Scenario, c.Workers, runtime.GOMAXPROCS(0)}, true)
+	s.sizes.enter(s.sizeKey(), true)
+	if c.Paused && !c.NoLoad { // the first row starts paused: it holds nothing
+		done, cpu, ok := s.sizes.read()
+		s.sizes.pauseAt(true, false, time.Time{}, done, cpu, ok)
+	}
 	post := tg.post()
 	if post == nil {
 		post = s.loop.Post
@@ -272,6 +283,10 @@ func New(c Config) (*Session, error) {
 	s.lag = probe.StartLagProbe(post, c.Resolution, c.Window)
 	s.lag.Observe(s.sizes.observeProbe)
 	s.sched = probe.StartSchedProbe(c.Resolution, c.Window)
+	if c.Paused && !c.NoLoad { // before Start: the scenario's load never runs
+		s.paused = true
+		scen.Pause(true)
+	}
 	if c.NoLoad { // before Start, so not one request of the scenario's own goes out
 		// The outside load is the load: the size in force is held, and
 		// counts what the outside load does (sizes.pause is not called).
@@ -337,7 +352,17 @@ func (s *Session) enterSize(k sizeKey) {
 func (s *Session) sizeKey() sizeKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sizeKey{s.scenName, s.workers, runtime.GOMAXPROCS(0)}
+	// At size 0 tasks run inline either way: one row.
+	return sizeKey{s.scenName, s.workers, s.baseProcs(), s.workers > 0 && s.own != nil && s.own.Priority()}
+}
+
+// baseProcs is GOMAXPROCS without the Ps the session's own pool added
+// (priority workers): the GOMAXPROCS a size row names.
+func (s *Session) baseProcs() int {
+	if s.own == nil {
+		return runtime.GOMAXPROCS(0)
+	}
+	return s.own.BaseProcs()
 }
 
 // gomaxprocsSource is who set GOMAXPROCS at start: the GOMAXPROCS
@@ -406,7 +431,8 @@ type ctl struct {
 // the first call and never nil after.
 func (s *Session) readCtl() ctl {
 	return ctl{
-		Run:     Run{Scenario: s.scenName, Paused: s.paused, PerTask: s.own != nil && s.own.PerTask(), Look: s.scen.Look()},
+		Run: Run{Scenario: s.scenName, Paused: s.paused, PerTask: s.own != nil && s.own.PerTask(),
+			Priority: s.own != nil && s.own.Priority(), Look: s.scen.Look()},
 		workers: s.workers, scenStart: s.scenStart, gmpSource: s.gmpSource,
 		gomaxprocs: runtime.GOMAXPROCS(0), // cheap: reads, sets nothing
 		search:     s.search.state(),
@@ -635,6 +661,11 @@ func (s *Session) apply(a Action) error {
 		return s.switchScenario()
 	case TogglePerTask:
 		s.own.SetPerTask(!s.own.PerTask()) // the session's own pool: a Program's target refuses it
+	case TogglePriority:
+		if err := s.own.SetPriority(!s.own.Priority()); err != nil {
+			return fmt.Errorf("%w: %w", ErrAction, err)
+		}
+		s.enterSize(s.sizeKey())
 	case Turn:
 		if k, ok := scen.Workload.(workload.Knobber); ok {
 			k.Turn(a.Key)

@@ -29,6 +29,9 @@ type SizeRow struct {
 	Scenario   string
 	Workers    int
 	GOMAXPROCS int
+	// Priority: the row's workers were priority workers (pool.SetPriority);
+	// GOMAXPROCS is then without the Ps they add.
+	Priority bool
 	// Held is the wall time this size was in force with the load on, the
 	// current stretch included.
 	Held time.Duration
@@ -98,7 +101,8 @@ func (r SizeRow) CPUPerWall() float64 {
 type sizeKey struct {
 	scen       string
 	workers    int
-	gomaxprocs int
+	gomaxprocs int // without the Ps priority workers add
+	priority   bool
 }
 
 // sizeAcc accumulates one row. Guarded by sizes.mu.
@@ -469,7 +473,7 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 	for _, a := range z.order {
 		spec := z.spec(a.key.scen)
 		r := SizeRow{
-			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs,
+			Scenario: a.key.scen, Workers: a.key.workers, GOMAXPROCS: a.key.gomaxprocs, Priority: a.key.priority,
 			Held: a.held, Idle: a.idle, Completed: a.completed, CPUSeconds: a.cpu.Seconds(), CPUKnown: a.cpuOK,
 			Probe: a.probe.Summary(), Headline: a.headline.Summary(), HeadlineName: spec.Name,
 			AnswerKnown: a.answered, AnswerOK: a.answerOK, Unsettled: a.unsettled,

@@ -41,13 +41,13 @@ func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
-	z.enter(sizeKey{"server", 0, 2}, true)
+	z.enter(sizeKey{"server", 0, 2, false}, true)
 	c.at(8*time.Second, 160, 8)
-	z.settle(z.enter(sizeKey{"server", 1, 2}, false))
+	z.settle(z.enter(sizeKey{"server", 1, 2, false}, false))
 	c.at(16*time.Second, 400, 20)
-	z.settle(z.enter(sizeKey{"server", 2, 2}, false))
+	z.settle(z.enter(sizeKey{"server", 2, 2, false}, false))
 	c.at(18*time.Second, 500, 23)
-	z.settle(z.enter(sizeKey{"server", 1, 2}, false)) // back to 1: the same row
+	z.settle(z.enter(sizeKey{"server", 1, 2, false}, false)) // back to 1: the same row
 	c.at(20*time.Second, 560, 25)
 	rows := z.snapshot()
 	if len(rows) != 3 {
@@ -82,11 +82,11 @@ func TestSizesFileByStart(t *testing.T) {
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
-	z.enter(sizeKey{"server", 0, 2}, true)
+	z.enter(sizeKey{"server", 0, 2, false}, true)
 	c.at(time.Second, 0, 0)
 	z.observeHeadline(800 * time.Millisecond)
 	c.at(8*time.Second, 0, 0)
-	st := z.enter(sizeKey{"server", 1, 2}, false)
+	st := z.enter(sizeKey{"server", 1, 2, false}, false)
 	c.at(8200*time.Millisecond, 0, 0)
 	z.observeHeadline(700 * time.Millisecond) // began at 7.5s: inline's
 	z.observeHeadline(100 * time.Millisecond) // began at 8.1s, before the drain: no row
@@ -116,7 +116,7 @@ func TestSizesProbeCorrected(t *testing.T) {
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
-	z.enter(sizeKey{"stall", 1, 2}, true)
+	z.enter(sizeKey{"stall", 1, 2, false}, true)
 	c.at(time.Second, 0, 0)
 	z.observeProbe(100 * time.Millisecond)
 	r := rowOf(t, z.snapshot(), "stall", 1)
@@ -135,13 +135,13 @@ func TestSizesClearAndScenarios(t *testing.T) {
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
-	z.enter(sizeKey{"server", 0, 2}, true)
+	z.enter(sizeKey{"server", 0, 2, false}, true)
 	c.at(2*time.Second, 0, 0)
-	z.enter(sizeKey{"count", 0, 2}, true)
+	z.enter(sizeKey{"count", 0, 2, false}, true)
 	c.at(3*time.Second, 0, 0)
-	z.enter(sizeKey{"count", 1, 2}, true)
+	z.enter(sizeKey{"count", 1, 2, false}, true)
 	c.at(4*time.Second, 0, 0)
-	z.clear("count", sizeKey{"count", 1, 2})
+	z.clear("count", sizeKey{"count", 1, 2, false})
 	c.at(5*time.Second, 0, 0)
 	rows := z.snapshot()
 	if len(rows) != 2 || rows[0].Scenario != "server" || rows[0].Held != 2*time.Second ||
@@ -149,7 +149,7 @@ func TestSizesClearAndScenarios(t *testing.T) {
 		t.Errorf("after r on count: %+v", rows)
 	}
 	k, changed := z.withGOMAXPROCS(1)
-	if !changed || k != (sizeKey{"count", 1, 1}) {
+	if !changed || k != (sizeKey{"count", 1, 1, false}) {
 		t.Errorf("withGOMAXPROCS(1) = %v %v", k, changed)
 	}
 	if _, changed := z.withGOMAXPROCS(2); changed {
@@ -205,7 +205,7 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	c.at(0, 0, 0)
 	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
-	z.enter(sizeKey{"server", 1, 2}, true)
+	z.enter(sizeKey{"server", 1, 2, false}, true)
 	c.at(2*time.Second, 40, 1)
 	z.observeProbe(5 * time.Millisecond) // counts: the load is on
 	z.pause(true)
@@ -213,7 +213,7 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	c.at(3*time.Second, 41, 1.1)
 	z.observeProbe(time.Millisecond) // paused: no row
 	z.observeHeadline(time.Millisecond)
-	z.settle(z.enter(sizeKey{"server", 2, 2}, false)) // entered paused
+	z.settle(z.enter(sizeKey{"server", 2, 2, false}, false)) // entered paused
 	c.at(6*time.Second, 45, 1.3)
 	z.observeProbe(time.Millisecond)
 	rows := z.snapshot()
@@ -260,12 +260,12 @@ func TestSizesClearNeverShowsNoRows(t *testing.T) {
 		}
 		return sysinfo.MachineSample{}
 	}
-	z.enter(sizeKey{"stall", 1, 2}, true)
+	z.enter(sizeKey{"stall", 1, 2, false}, true)
 	c.at(time.Second, 10, 0.5)
-	z.enter(sizeKey{"stall", 2, 2}, true)
+	z.enter(sizeKey{"stall", 2, 2, false}, true)
 	c.at(2*time.Second, 20, 1)
 	inside = true
-	z.clear("stall", sizeKey{"stall", 2, 2})
+	z.clear("stall", sizeKey{"stall", 2, 2, false})
 	inside = false
 	if len(seen) == 0 {
 		t.Fatal("no read during clear")

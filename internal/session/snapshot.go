@@ -58,6 +58,9 @@ type Run struct {
 	// PerTask: every task gets a goroutine of its own, no queue and no
 	// bound, instead of a pool worker (pool.SetPerTask; the u key).
 	PerTask bool `json:"per_task"`
+	// Priority: the pool's workers run at the lowest thread priority
+	// with GOMAXPROCS raised by the size (pool.SetPriority; the y key).
+	Priority bool `json:"priority"`
 	// Look is the scenario's one-line "what to look at".
 	Look string `json:"look"`
 }
@@ -310,6 +313,8 @@ const (
 	// Loops, count's split, breakeven's payload kind and size, io's CPU
 	// work); a scenario without that knob ignores it.
 	Turn
+	// TogglePriority turns priority workers on or off (y).
+	TogglePriority
 )
 
 // Action is a request to change the session, applied by Session.Apply.

@@ -33,7 +33,8 @@ func HdrLogPath(dir, scenario, stem string) string {
 }
 
 // hdrStem names a row's HDR log: wN, led by loopsL with --loops and
-// followed by -pool or -per-task with --per-task.
+// followed by -pool or -per-task with --per-task, then -priority for
+// priority workers.
 func hdrStem(r Row) string {
 	stem := fmt.Sprintf("w%d", r.Workers)
 	if r.Loops > 0 {
@@ -41,6 +42,9 @@ func hdrStem(r Row) string {
 	}
 	if r.Name == "pool" || r.Name == "per-task" {
 		stem += "-" + r.Name
+	}
+	if r.Priority {
+		stem += "-priority"
 	}
 	return stem
 }

@@ -43,6 +43,10 @@ type Config struct {
 	// PerTask, when set, runs every row twice: on the pool, then with a
 	// goroutine per task (session.Config.PerTask), named pool and per-task.
 	PerTask bool
+	// Priority, when set, runs every row twice: plain workers, then
+	// priority workers (session.Config.Priority), named plain and
+	// priority (with PerTask or Loops, the name gains "+priority").
+	Priority bool
 	// Repeat runs every size that many times, interleaved (Schedule);
 	// 0 means 1. Each row is then the median of its runs (combine).
 	Repeat int
@@ -209,7 +213,9 @@ type Row struct {
 	Name    string `json:"name,omitempty"`
 	Loops   int    `json:"loops,omitempty"`
 	PerTask bool   `json:"per_task,omitempty"`
-	Workers int    `json:"workers"`
+	// Priority: the row ran on priority workers (Config.Priority).
+	Priority bool `json:"priority,omitempty"`
+	Workers  int  `json:"workers"`
 	// ThroughputPerS is pool tasks completed per second over the run.
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	// CPUSeconds is process CPU time over the measured run; CPUPerWall is
@@ -318,8 +324,8 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Repeat: k, Load: c.Load}
 	type conf struct {
-		loops, workers int
-		perTask        bool
+		loops, workers    int
+		perTask, priority bool
 	}
 	var confs []conf
 	loops := c.Loops
@@ -330,10 +336,16 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 	if c.PerTask {
 		modes = []bool{false, true}
 	}
+	prios := []bool{c.Base.Priority}
+	if c.Priority {
+		prios = []bool{false, true}
+	}
 	for _, n := range c.Workers { // SeedName's order: plain, cluster, worker_threads, both
 		for _, l := range loops {
 			for _, pt := range modes {
-				confs = append(confs, conf{l, n, pt})
+				for _, pr := range prios {
+					confs = append(confs, conf{l, n, pt, pr})
+				}
 			}
 		}
 	}
@@ -352,9 +364,12 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 			base.Scenarios.ServerLoops = cf.loops
 			label = fmt.Sprintf("%d Loops, %s", cf.loops, label)
 		}
-		base.PerTask = cf.perTask
+		base.PerTask, base.Priority = cf.perTask, cf.priority
 		if c.PerTask {
 			label += map[bool]string{false: ", pool", true: ", per-task"}[cf.perTask]
+		}
+		if c.Priority {
+			label += map[bool]string{false: ", plain", true: ", priority"}[cf.priority]
 		}
 		fmt.Fprintf(progress, "sweep: %s at %s (run %d/%d, repeat %d/%d), %v after a warm-up of at least %v\n",
 			res.Scenario, label, j+1, len(order), j/len(confs)+1, k, c.Duration, warm)
@@ -365,7 +380,7 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		if err != nil {
 			break
 		}
-		row.Loops, row.PerTask = cf.loops, cf.perTask
+		row.Loops, row.PerTask, row.Priority = cf.loops, cf.perTask, cf.priority
 		switch {
 		case cf.loops > 0:
 			row.Name = SeedName(cf.loops, cf.workers)
@@ -374,7 +389,16 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		case c.PerTask:
 			row.Name = "pool"
 		}
+		switch {
+		case c.Priority && row.Name == "":
+			row.Name = map[bool]string{false: "plain", true: "priority"}[cf.priority]
+		case c.Priority && cf.priority:
+			row.Name += "+priority"
+		}
 		res.Scenario, res.GOMAXPROCS, res.NumCPU = snap.Scenario, snap.GOMAXPROCS, snap.NumCPU
+		if cf.priority { // without the Ps priority workers added
+			res.GOMAXPROCS = row.Size.GOMAXPROCS
+		}
 		if snap.CPULimit > 0 {
 			v := float64(snap.CPULimit)
 			res.CPULimit = &v

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -280,5 +282,38 @@ func TestWarmupWithoutAnswerIsSaid(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "no answer yet after a warm-up of 300ms") {
 		t.Errorf("progress does not say the warm-up ended without an answer:\n%s", progress.String())
+	}
+}
+
+// TestRunPriorityAddsRows: with Priority every size runs twice, plain then
+// on priority workers, the rows named and marked so.
+func TestRunPriorityAddsRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real runs")
+	}
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Config{
+		Base:     session.Config{Scenario: "count", Scale: 0.05, Interval: 50 * time.Millisecond},
+		Workers:  []int{1, 2},
+		Duration: 600 * time.Millisecond,
+		Priority: true,
+	}, &progress)
+	if err != nil || res.Interrupted {
+		t.Fatalf("%v, interrupted %v", err, res.Interrupted)
+	}
+	var got []string
+	for _, r := range res.Rows {
+		got = append(got, fmt.Sprintf("%d %s %v", r.Workers, r.Name, r.Priority))
+		// Not its throughput: on a busy machine nice-19 workers may
+		// complete nothing in 600 ms.
+		if !r.Balanced || r.Size.Priority != r.Priority {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if res.GOMAXPROCS != runtime.GOMAXPROCS(0) {
+		t.Errorf("GOMAXPROCS %d, want %d: the Ps priority workers add left out", res.GOMAXPROCS, runtime.GOMAXPROCS(0))
+	}
+	if want := []string{"1 plain false", "1 priority true", "2 plain false", "2 priority true"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q\n%s", got, want, progress.String())
 	}
 }

@@ -96,6 +96,9 @@ func header(s session.Snapshot, w int) string {
 		if s.PerTask {
 			parts = append(parts, theme.Pause.Render([4]string{"PER-TASK", "PER-TASK", "PER-TASK", "PT"}[tier]))
 		}
+		if s.Priority {
+			parts = append(parts, theme.Pause.Render([4]string{"PRIORITY", "PRIORITY", "PRIORITY", "PRIO"}[tier]))
+		}
 		return strings.Join(parts, sep)
 	}
 	t := "t=" + fmtSeconds(s.Elapsed.Seconds())

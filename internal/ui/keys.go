@@ -99,6 +99,8 @@ func declaredKeys() []keyDef {
 		{keys: []string{"G"}, label: "G", help: "GOMAXPROCS up", act: post(session.Action{Kind: session.AddGOMAXPROCS, N: 1}),
 			foot: footSpot{at: 11, attachedOnly: true}, script: true},
 		{keys: []string{"="}, label: "=", help: "GOMAXPROCS to the runtime", act: post(session.Action{Kind: session.DefaultGOMAXPROCS}), script: true},
+		{keys: []string{"y"}, label: "y", help: "priority workers on/off", act: post(session.Action{Kind: session.TogglePriority}),
+			script: true},
 	}
 	load := []keyDef{
 		{keys: []string{"["}, label: "[", help: "less load", act: post(session.Action{Kind: session.Load, N: -1}),

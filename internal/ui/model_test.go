@@ -108,6 +108,7 @@ var keyTable = []struct {
 	{"p", session.Action{Kind: session.Turn, Key: "p"}, false, true},
 	{"o", session.Action{Kind: session.Turn, Key: "o"}, false, true},
 	{"u", session.Action{Kind: session.TogglePerTask}, false, true},
+	{"y", session.Action{Kind: session.TogglePriority}, false, true},
 	{"l", session.Action{Kind: session.Turn, Key: "l"}, false, true},
 	{"L", session.Action{Kind: session.Turn, Key: "L"}, false, true},
 	{"q", session.Action{}, true, true},

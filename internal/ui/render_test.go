@@ -580,3 +580,18 @@ func TestTasksPerSecondSaysItsWindow(t *testing.T) {
 		t.Errorf("meters title at 100 wide: %q", head)
 	}
 }
+
+// The header says which pool is in force: PRIORITY with priority workers,
+// nothing without.
+func TestHeaderSaysPriority(t *testing.T) {
+	s := richSnapshot()
+	for _, w := range []int{200, 80} {
+		if out := ansi.Strip(header(s, w)); strings.Contains(out, "PRIO") {
+			t.Errorf("width %d: PRIO shown with plain workers: %q", w, out)
+		}
+	}
+	s.Priority = true
+	if out := ansi.Strip(header(s, 200)); !strings.Contains(out, "PRIORITY") {
+		t.Errorf("no PRIORITY with priority workers: %q", out)
+	}
+}

@@ -1,0 +1,86 @@
+package session
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/offtop/offtop/pool"
+)
+
+// TestPriorityKeepsItsOwnRows: the priority action turns the pool's
+// priority workers on and off; the size held both ways is two rows, each
+// naming the GOMAXPROCS without the Ps priority workers add.
+func TestPriorityKeepsItsOwnRows(t *testing.T) {
+	if !pool.PriorityAvailable() {
+		t.Skip("no priority workers on " + runtime.GOOS)
+	}
+	defer goleak.VerifyNone(t)
+	base := runtime.GOMAXPROCS(0)
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
+	<-s.Samples()
+	if err := s.Apply(Action{Kind: TogglePriority}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Snapshot().Priority || runtime.GOMAXPROCS(0) != base+2 {
+		t.Fatalf("priority %v, GOMAXPROCS %d: want on, %d", s.Snapshot().Priority, runtime.GOMAXPROCS(0), base+2)
+	}
+	rows := func() (plain, prio *SizeRow) {
+		snap := s.Snapshot()
+		for i, r := range snap.Sizes {
+			if r.Workers == 2 && r.GOMAXPROCS == base {
+				if r.Priority {
+					prio = &snap.Sizes[i]
+				} else {
+					plain = &snap.Sizes[i]
+				}
+			}
+		}
+		return plain, prio
+	}
+	waitFor(t, "a plain and a priority row at 2 workers", func() bool {
+		plain, prio := rows()
+		return plain != nil && prio != nil && prio.Current && !plain.Current
+	})
+	if err := s.Apply(Action{Kind: TogglePriority}); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOMAXPROCS(0) != base {
+		t.Fatalf("priority off: GOMAXPROCS %d, want %d", runtime.GOMAXPROCS(0), base)
+	}
+	waitFor(t, "the plain row in force again", func() bool {
+		plain, prio := rows()
+		return !s.Snapshot().Priority && plain != nil && plain.Current && prio != nil && !prio.Current
+	})
+	if n := len(s.Snapshot().Sizes); n != 2 {
+		t.Errorf("%d rows, want 2: %+v", n, s.Snapshot().Sizes)
+	}
+	s.Close()
+}
+
+// TestPausedStartsPaused: Config.Paused pauses the load before the
+// scenario starts, so the stall scenario never stalls, and holds no size.
+func TestPausedStartsPaused(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := newSession(t, Config{Scenario: "stall", Workers: 1, Paused: true, Interval: 20 * time.Millisecond})
+	var snap Snapshot
+	for range 10 {
+		snap = <-s.Samples()
+	}
+	if !snap.Paused {
+		t.Error("not paused")
+	}
+	for _, r := range snap.Readouts {
+		if r.Key == "last_stall_ms" && r.Known {
+			t.Errorf("the stall scenario stalled while paused from the start: %+v", r)
+		}
+	}
+	for _, r := range snap.Sizes {
+		if r.Held > 0 {
+			t.Errorf("a size held while paused: %+v", r)
+		}
+	}
+	s.Close()
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package pool
+
+const priorityKnown = false
+
+func lowerThread() (int, bool) { return 0, false }
