@@ -338,17 +338,35 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 		t.Skip("6s of real time")
 	}
 	bin := buildBinary(t)
-	var stdout, stderr bytes.Buffer
+	var stdout lockedBuffer
+	var stderr bytes.Buffer
 	cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "1ms", "--window", "1m")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	defer cmd.Process.Kill()
+	// lastTS is the t_s of the newest whole line, -1 before the first.
+	lastTS := func() float64 {
+		out := stdout.String()
+		end := strings.LastIndexByte(out, '\n')
+		if end < 0 {
+			return -1
+		}
+		var l struct {
+			TS float64 `json:"t_s"`
+		}
+		if json.Unmarshal([]byte(out[strings.LastIndexByte(out[:end], '\n')+1:end]), &l) != nil {
+			return -1
+		}
+		return l.TS
+	}
+	before := testkit.Poll(t, "a first sample", 0, lastTS, func(ts float64) bool { return ts >= 0 })
 	cmd.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(4 * time.Second)
+	time.Sleep(4 * time.Second) // the stop itself: a process held for 4s of real time
 	cmd.Process.Signal(syscall.SIGCONT)
-	time.Sleep(1500 * time.Millisecond)
+	// Sampling resumes: a sample stamped a period past the stop's end.
+	testkit.Poll(t, "a sample after the stop", 0, lastTS, func(ts float64) bool { return ts >= before+4.25 })
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if strings.Contains(stderr.String(), "panic") {
@@ -376,7 +394,7 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 	if last.SamplesMissed < 12 {
 		t.Errorf("samples_missed %d after 4s stopped at 250ms, want about 16", last.SamplesMissed)
 	}
-	if last.TS < 5 {
+	if last.TS < before+4.25 {
 		t.Errorf("last sample at %.1fs: sampling did not resume", last.TS)
 	}
 }
