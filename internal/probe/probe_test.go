@@ -123,6 +123,9 @@ func TestLoopBusyIncludesInProgress(t *testing.T) {
 	l := NewLoop()
 	defer l.Close()
 	started, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	defer free() // before Close, which waits for the callback, when the test fails
 	l.Post(func() { close(started); <-release })
 	l.Post(func() {})
 	<-started
@@ -136,7 +139,7 @@ func TestLoopBusyIncludesInProgress(t *testing.T) {
 	if s.Ran != 0 || s.Queued != 1 {
 		t.Fatalf("stats = %+v, want Ran 0, Queued 1", s)
 	}
-	close(release)
+	free()
 	l.Do(func() {})
 	if b := l.Stats().Busy; b < s.Busy {
 		t.Fatalf("Busy went down: %v then %v", s.Busy, b)
