@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/pool"
 )
@@ -306,13 +308,7 @@ func TestMeterThroughTheAgent(t *testing.T) {
 		t.Fatalf("meter size %d, %d places after the resize, want 5", s.Size, len(s.Workers))
 	}
 	m.Wrap(func() {})()
-	snapDeadline := time.Now().Add(2 * time.Second)
-	for a.s.Snapshot().Completed != 1 {
-		if time.Now().After(snapDeadline) {
-			t.Fatalf("the agent's snapshot does not show the metered task: %+v", a.s.Snapshot().Completed)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the metered task in the agent's snapshot", 0, func() bool { return a.s.Snapshot().Completed == 1 })
 	if w := a.s.Snapshot().Workers; w != 5 {
 		t.Fatalf("snapshot says %d workers, want 5", w)
 	}

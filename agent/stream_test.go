@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -62,17 +64,12 @@ func TestClientsThatNeverReadAreDropped(t *testing.T) {
 		neverReads(t, addr)
 	}
 	waitClients := func(n int) {
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
+		t.Helper()
+		testkit.WaitFor(t, fmt.Sprintf("%d stream clients", n), 0, func() bool {
 			a.hub.mu.Lock()
-			k := len(a.hub.clients)
-			a.hub.mu.Unlock()
-			if k == n {
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Fatalf("no %d stream clients within 5s", n)
+			defer a.hub.mu.Unlock()
+			return len(a.hub.clients) == n
+		})
 	}
 	waitClients(MaxClients)
 	start := time.Now()

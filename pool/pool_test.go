@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/cpuclock"
+	"github.com/offtop/offtop/internal/testkit"
 	"go.uber.org/goleak"
 )
 
@@ -22,32 +23,16 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// waitFor is how long a test waits for something that should happen soon.
-// It bounds a wait; it is never a timing assertion.
-const waitFor = 20 * time.Second
-
-// waitUntil polls cond until it holds, failing the test after waitFor.
+// waitUntil polls cond until it holds (testkit.WaitFor).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(200 * time.Microsecond)
-	}
+	testkit.WaitFor(t, what, 0, cond)
 }
 
-// recv receives from ch or fails the test after waitFor.
+// recv receives from ch (testkit.Recv).
 func recv[T any](t *testing.T, what string, ch <-chan T) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(waitFor):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
+	return testkit.Recv(t, what, 0, ch)
 }
 
 func newPool(t *testing.T, o Options) *Pool {

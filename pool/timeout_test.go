@@ -15,6 +15,7 @@ import (
 // statsWatcher takes Stats in a loop until stopped, checking the invariant
 // at every one, and reports the largest Abandoned it saw.
 type statsWatcher struct {
+	once sync.Once
 	stop chan struct{}
 	done chan struct{}
 	n    atomic.Int64
@@ -24,6 +25,7 @@ type statsWatcher struct {
 func watchStats(t *testing.T, p *Pool) *statsWatcher {
 	t.Helper()
 	sw := &statsWatcher{stop: make(chan struct{}), done: make(chan struct{})}
+	t.Cleanup(func() { sw.Stop() }) // a failed test's watcher ends with it, not in the next test's leak check
 	go func() {
 		defer close(sw.done)
 		for {
@@ -46,7 +48,7 @@ func watchStats(t *testing.T, p *Pool) *statsWatcher {
 
 // Stop ends the watcher and returns how many Stats it checked.
 func (sw *statsWatcher) Stop() int64 {
-	close(sw.stop)
+	sw.once.Do(func() { close(sw.stop) })
 	<-sw.done
 	return sw.n.Load()
 }

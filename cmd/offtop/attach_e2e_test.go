@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -186,26 +188,26 @@ func TestAttachTUIDisconnected(t *testing.T) {
 	bin := buildBinary(t)
 	listen := freePort(t)
 	addr, kill := startService(t, listen)
-	tm := newTmux(t, 100, 30, bin+" attach "+addr+"; echo EXIT=$?; sleep 60")
-	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool {
+	tm := testkit.NewTmux(t, 100, 30, bin+" attach "+addr+"; echo EXIT=$?; sleep 60")
+	tm.WaitScreen("dashboard", 10*time.Second, func(s string) bool {
 		return strings.Contains(s, "service") && strings.Contains(s, "sizes tried")
 	})
 	kill()
-	tm.waitScreen("disconnected", 3*time.Second, func(s string) bool {
+	tm.WaitScreen("disconnected", 3*time.Second, func(s string) bool {
 		return strings.Contains(s, "disconnected from "+addr) && !strings.Contains(s, "sizes tried")
 	})
 	startService(t, listen)
 	back := time.Now()
-	tm.waitScreen("live figures again", 6*time.Second, func(s string) bool {
+	tm.WaitScreen("live figures again", 6*time.Second, func(s string) bool {
 		return strings.Contains(s, "sizes tried") && !strings.Contains(s, "disconnected")
 	})
 	t.Logf("live again %v after the example said it serves", time.Since(back).Round(time.Millisecond))
-	tm.run("send-keys", "q")
-	s := tm.waitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	tm.Run("send-keys", "q")
+	s := tm.WaitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
 	if !strings.Contains(s, "EXIT=0") {
 		t.Errorf("exit status not 0:\n%s", s)
 	}
-	if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
+	if alt := tm.Display("#{alternate_on}"); alt != "0" {
 		t.Errorf("alternate screen still on (%s)", alt)
 	}
 }

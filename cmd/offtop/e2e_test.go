@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -90,50 +92,6 @@ func TestShippedBinaryHasNoTestHooks(t *testing.T) {
 	}
 }
 
-// tmux drives one private tmux server (its own socket) for a test.
-type tmux struct {
-	t    *testing.T
-	sock string
-}
-
-func newTmux(t *testing.T, cols, rows int, command string) *tmux {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (apt-get install tmux); .ci/run installs it")
-	}
-	tm := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	tm.run("new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), command)
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
-	return tm
-}
-
-func (tm *tmux) run(args ...string) string {
-	tm.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func (tm *tmux) screen() string { return tm.run("capture-pane", "-p") }
-
-// waitScreen polls the pane until cond holds, within limit.
-func (tm *tmux) waitScreen(what string, limit time.Duration, cond func(string) bool) string {
-	tm.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		s := tm.screen()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("after %v, no %s on screen:\n%s", limit, what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // TestBinaryInTmux is the user's view: the dashboard appears at 100x30,
@@ -141,23 +99,23 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 // the alternate screen.
 func TestBinaryInTmux(t *testing.T) {
 	bin := buildBinary(t)
-	tm := newTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
-	tm.waitScreen("dashboard", 10*time.Second, func(s string) bool {
+	tm := testkit.NewTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
+	tm.WaitScreen("dashboard", 10*time.Second, func(s string) bool {
 		return strings.Contains(s, "offtop") && strings.Contains(s, "sizes tried") && strings.Contains(s, "workers 1")
 	})
-	tm.run("send-keys", "4")
-	tm.waitScreen("workers 4", 5*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "workers 4") })
-	tm.run("send-keys", "0")
-	tm.waitScreen("inline", 5*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "inline") })
-	tm.run("send-keys", "q")
-	s := tm.waitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
+	tm.Run("send-keys", "4")
+	tm.WaitScreen("workers 4", 5*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "workers 4") })
+	tm.Run("send-keys", "0")
+	tm.WaitScreen("inline", 5*time.Second, func(s string) bool { return strings.Contains(firstLine(s), "inline") })
+	tm.Run("send-keys", "q")
+	s := tm.WaitScreen("EXIT=", 5*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
 	if !strings.Contains(s, "EXIT=0") {
 		t.Errorf("exit status not 0:\n%s", s)
 	}
 	if strings.Contains(s, "sizes tried") {
 		t.Errorf("dashboard left on the normal screen:\n%s", s)
 	}
-	if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
+	if alt := tm.Display("#{alternate_on}"); alt != "0" {
 		t.Errorf("alternate screen still on (%s)", alt)
 	}
 }
@@ -380,17 +338,35 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 		t.Skip("6s of real time")
 	}
 	bin := buildBinary(t)
-	var stdout, stderr bytes.Buffer
+	var stdout lockedBuffer
+	var stderr bytes.Buffer
 	cmd := exec.Command(bin, "--headless", "--no-summary", "--scenario", "stall", "--stall", "1ms", "--window", "1m")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	defer cmd.Process.Kill()
+	// lastTS is the t_s of the newest whole line, -1 before the first.
+	lastTS := func() float64 {
+		out := stdout.String()
+		end := strings.LastIndexByte(out, '\n')
+		if end < 0 {
+			return -1
+		}
+		var l struct {
+			TS float64 `json:"t_s"`
+		}
+		if json.Unmarshal([]byte(out[strings.LastIndexByte(out[:end], '\n')+1:end]), &l) != nil {
+			return -1
+		}
+		return l.TS
+	}
+	before := testkit.Poll(t, "a first sample", 0, lastTS, func(ts float64) bool { return ts >= 0 })
 	cmd.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(4 * time.Second)
+	time.Sleep(4 * time.Second) // the stop itself: a process held for 4s of real time
 	cmd.Process.Signal(syscall.SIGCONT)
-	time.Sleep(1500 * time.Millisecond)
+	// Sampling resumes: a sample stamped a period past the stop's end.
+	testkit.Poll(t, "a sample after the stop", 0, lastTS, func(ts float64) bool { return ts >= before+4.25 })
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if strings.Contains(stderr.String(), "panic") {
@@ -418,7 +394,7 @@ func TestStopTheWorldFromOutside(t *testing.T) {
 	if last.SamplesMissed < 12 {
 		t.Errorf("samples_missed %d after 4s stopped at 250ms, want about 16", last.SamplesMissed)
 	}
-	if last.TS < 5 {
+	if last.TS < before+4.25 {
 		t.Errorf("last sample at %.1fs: sampling did not resume", last.TS)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // TestForwardSamplesAtMostOneAGap: attached with --interval 1s, samples
 // every 250 ms make one redraw a second, the first at once; signals that
 // come while one waits make one send; gap 0 sends each as it comes.
 func TestForwardSamplesAtMostOneAGap(t *testing.T) {
-	clk := clock.NewFake(time.Unix(1000, 0))
+	clk := testkit.NewClock()
 	sampled, stop := make(chan struct{}, 1), make(chan struct{})
 	sent := make(chan time.Time, 16)
 	done := make(chan struct{})
@@ -25,19 +25,11 @@ func TestForwardSamplesAtMostOneAGap(t *testing.T) {
 		default:
 		}
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
 	at := func(want time.Duration) {
 		t.Helper()
 		select {
 		case got := <-sent:
-			if d := got.Sub(time.Unix(1000, 0)); d != want {
+			if d := got.Sub(testkit.Start); d != want {
 				t.Fatalf("a send at %v, want %v", d, want)
 			}
 		case <-time.After(10 * time.Second):
@@ -50,13 +42,13 @@ func TestForwardSamplesAtMostOneAGap(t *testing.T) {
 		clk.Advance(250 * time.Millisecond)
 		signal()
 		signal() // while one is pending: coalesced
-		if clk.Now().Sub(time.Unix(1000, 0)) == 250*time.Millisecond {
-			waitFor("the wait for the gap", func() bool { return clk.Waiters() == 1 })
+		if testkit.Moved(clk) == 250*time.Millisecond {
+			testkit.WaitWaiters(t, clk, 1) // the wait for the gap
 		}
 	}
 	clk.Advance(250 * time.Millisecond) // t = 1s
 	at(time.Second)
-	waitFor("the pending signal's wait", func() bool { return clk.Waiters() == 1 })
+	testkit.WaitWaiters(t, clk, 1) // the pending signal's wait
 	select {
 	case got := <-sent:
 		t.Fatalf("a send at %v before the gap", got)

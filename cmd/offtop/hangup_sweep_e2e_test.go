@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -57,15 +59,15 @@ func runUntilTerminalGone(t *testing.T, script, ready string) string {
 			_, _ = screen.Write(buf[:n])
 		}
 	}()
-	waitFor(t, ready+" on the pty", 20*time.Second, func() bool { return strings.Contains(screen.String(), ready) })
-	pid := childOf(t, cmd.Process.Pid)
+	testkit.WaitFor(t, ready+" on the pty", 20*time.Second, func() bool { return strings.Contains(screen.String(), ready) })
+	pid := testkit.ChildOf(t, cmd.Process.Pid)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 
 	close(stopRead)
 	<-readDone
 	master.Close()
 	gone := time.Now()
-	waitFor(t, "offtop's exit after its terminal went away", stopNotWaiting, func() bool {
+	testkit.WaitFor(t, "offtop's exit after its terminal went away", stopNotWaiting, func() bool {
 		st := procState(pid)
 		return st == "" || st == "Z"
 	})

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 )
@@ -237,22 +239,6 @@ func wordRe(word string) *regexp.Regexp {
 	return regexp.MustCompile(`(^|\s)` + word + `(\s|$)`)
 }
 
-// childOf returns the pid of the first child of pid (Linux /proc).
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			c, _ := strconv.Atoi(f[0])
-			return c
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no child of %d in /proc", pid)
-	return 0
-}
-
 // TestTerminalRestoredInTmux ends offtop in a tmux pane each way it can
 // end, then runs stty -a in the same pane: echo and icanon are on again,
 // the alternate screen is off, the exit status is the documented one, and
@@ -269,13 +255,13 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 		name   string
 		env    string
 		flags  string
-		end    func(tm *tmux)
+		end    func(tm *testkit.Tmux)
 		status int
 	}{
-		{name: "q", flags: "--no-summary", end: func(tm *tmux) { tm.run("send-keys", "q") }},
-		{name: "ctrl+c", end: func(tm *tmux) { tm.run("send-keys", "C-c") }},
-		{name: "SIGINT", status: 130, end: func(tm *tmux) { tm.signal(syscall.SIGINT) }},
-		{name: "SIGTERM", status: 143, end: func(tm *tmux) { tm.signal(syscall.SIGTERM) }},
+		{name: "q", flags: "--no-summary", end: func(tm *testkit.Tmux) { tm.Run("send-keys", "q") }},
+		{name: "ctrl+c", end: func(tm *testkit.Tmux) { tm.Run("send-keys", "C-c") }},
+		{name: "SIGINT", status: 130, end: func(tm *testkit.Tmux) { tm.Signal(syscall.SIGINT) }},
+		{name: "SIGTERM", status: 143, end: func(tm *testkit.Tmux) { tm.Signal(syscall.SIGTERM) }},
 		{name: "panic-ui", env: "OFFTOP_TEST_PANIC=ui", status: 1},
 		{name: "panic-samples", env: "OFFTOP_TEST_PANIC=samples", status: 1},
 	} {
@@ -287,10 +273,10 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 			if c.env != "" {
 				bin = hooksBin
 			}
-			tm := newTmux(t, 100, 30, "env "+env+" "+bin+" --scenario stall "+c.flags+"; echo EXIT=$?; stty -a; sleep 60")
+			tm := testkit.NewTmux(t, 100, 30, "env "+env+" "+bin+" --scenario stall "+c.flags+"; echo EXIT=$?; stty -a; sleep 60")
 			if !strings.HasPrefix(c.name, "panic") {
 				// A sample or two first, so the summary has rows.
-				tm.waitScreen("dashboard at t >= 0.5s", 10*time.Second, func(s string) bool {
+				tm.WaitScreen("dashboard at t >= 0.5s", 10*time.Second, func(s string) bool {
 					m := regexp.MustCompile(`t=(\d+\.\d)s`).FindStringSubmatch(firstLine(s))
 					if m == nil {
 						return false
@@ -300,7 +286,7 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 				})
 				c.end(tm)
 			}
-			s := tm.waitScreen("EXIT= and stty", 15*time.Second, func(s string) bool {
+			s := tm.WaitScreen("EXIT= and stty", 15*time.Second, func(s string) bool {
 				return strings.Contains(s, "EXIT=") && strings.Contains(s, "icanon")
 			})
 			if want := fmt.Sprintf("EXIT=%d", c.status); !strings.Contains(s, want) {
@@ -309,7 +295,7 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 			if !wordRe("echo").MatchString(s) || !wordRe("icanon").MatchString(s) {
 				t.Errorf("stty -a after %s lacks echo or icanon:\n%s", c.name, s)
 			}
-			if alt := strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")); alt != "0" {
+			if alt := tm.Display("#{alternate_on}"); alt != "0" {
 				t.Errorf("alternate screen still on (%s)", alt)
 			}
 			if strings.Contains(s, "sizes tried") {
@@ -333,19 +319,6 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// signal sends sig to the offtop running in the pane (the pane's shell's
-// child).
-func (tm *tmux) signal(sig syscall.Signal) {
-	tm.t.Helper()
-	pane, err := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "#{pane_pid}")))
-	if err != nil {
-		tm.t.Fatal(err)
-	}
-	if err := syscall.Kill(childOf(tm.t, pane), sig); err != nil {
-		tm.t.Fatal(err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // TestOutsideStopInTmux: the dashboard in an interactive bash (job
@@ -27,17 +29,17 @@ func TestOutsideStopInTmux(t *testing.T) {
 	}{{"fg", false}, {"kill -CONT, then fg", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			tm, bin, pane := jobShell(t)
-			altOn := func() bool { return strings.TrimSpace(tm.run("display", "-p", "#{alternate_on}")) == "1" }
+			altOn := func() bool { return tm.Display("#{alternate_on}") == "1" }
 			dashboard := func(s string) bool { return strings.Contains(s, "sizes tried") && strings.Contains(s, "workers 1") }
-			tty := strings.TrimSpace(tm.run("display", "-p", "#{pane_tty}"))
-			tm.run("send-keys", "clear; "+bin+" --scenario count --workers 1", "Enter")
-			tm.waitScreen("dashboard", 10*time.Second, func(s string) bool { return altOn() && dashboard(s) })
-			pid := childOf(t, pane)
+			tty := tm.Display("#{pane_tty}")
+			tm.Run("send-keys", "clear; "+bin+" --scenario count --workers 1", "Enter")
+			tm.WaitScreen("dashboard", 10*time.Second, func(s string) bool { return altOn() && dashboard(s) })
+			pid := testkit.ChildOf(t, pane)
 
 			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
-			stopped := tm.waitScreen("bash's Stopped and its prompt", 5*time.Second, func(s string) bool {
+			stopped := tm.WaitScreen("bash's Stopped and its prompt", 5*time.Second, func(s string) bool {
 				return stoppedPrompt.MatchString(s)
 			})
 			if c.cont {
@@ -48,17 +50,17 @@ func TestOutsideStopInTmux(t *testing.T) {
 				if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "offtop stopped again in the background", 5*time.Second, func() bool { return procState(pid) == "T" })
+				testkit.WaitFor(t, "offtop stopped again in the background", 5*time.Second, func() bool { return procState(pid) == "T" })
 				// Stopped, it draws no more; tmux may show what it drew
 				// before a moment later.
 				for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-					if now := tm.screen(); now != stopped {
+					if now := tm.Screen(); now != stopped {
 						t.Fatalf("drawn over the shell from the background:\n%s\nbefore SIGCONT:\n%s", now, stopped)
 					}
 				}
 			}
-			tm.run("send-keys", "fg; echo EXIT=$?; stty -a", "Enter") // fg's status is the job's
-			s := tm.waitScreen("the dashboard back after fg", 10*time.Second, func(s string) bool {
+			tm.Run("send-keys", "fg; echo EXIT=$?; stty -a", "Enter") // fg's status is the job's
+			s := tm.WaitScreen("the dashboard back after fg", 10*time.Second, func(s string) bool {
 				return altOn() && dashboard(s) && !strings.Contains(s, "Stopped")
 			})
 			if st := procState(pid); st == "T" {
@@ -68,8 +70,8 @@ func TestOutsideStopInTmux(t *testing.T) {
 			if !flags["-icanon"] || !flags["-echo"] {
 				t.Errorf("after fg the terminal is not in raw mode (q would wait for Enter): -icanon %v, -echo %v", flags["-icanon"], flags["-echo"])
 			}
-			tm.run("send-keys", "q")
-			s = tm.waitScreen("exit and stty", 10*time.Second, func(s string) bool { return exitLine(s) != "" && strings.Contains(s, "icanon") })
+			tm.Run("send-keys", "q")
+			s = tm.WaitScreen("exit and stty", 10*time.Second, func(s string) bool { return exitLine(s) != "" && strings.Contains(s, "icanon") })
 			if got := exitLine(s); got != "EXIT=0" {
 				t.Errorf("%s, want EXIT=0:\n%s", got, s)
 			}

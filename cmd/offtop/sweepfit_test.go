@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/offtop/offtop/internal/scenarios"
@@ -153,9 +155,9 @@ func TestSweepRepeatsFitsAndLogs(t *testing.T) {
 // no mark, said uncertain; a key during a second search cancels it.
 func TestSearchOnTheDashboard(t *testing.T) {
 	bin := buildBinary(t)
-	tm := newTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 1s --keys '1s:a'; sleep 60")
-	tm.waitScreen("the search stepping", 15*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
-	done := tm.waitScreen("the search's result", 40*time.Second, func(s string) bool {
+	tm := testkit.NewTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 1s --keys '1s:a'; sleep 60")
+	tm.WaitScreen("the search stepping", 15*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
+	done := tm.WaitScreen("the search's result", 40*time.Second, func(s string) bool {
 		return strings.Contains(s, "from the search") || strings.Contains(s, "the search is uncertain")
 	})
 	marks := regexp.MustCompile(`(?m)^[> ][*R] +[0-9]+ `).FindAllString(done, -1)
@@ -165,11 +167,11 @@ func TestSearchOnTheDashboard(t *testing.T) {
 	case strings.Contains(done, "from the search") && (len(marks) != 1 || strings.Contains(marks[0], "R")):
 		t.Errorf("want one row marked '*', got %q:\n%s", marks, done)
 	}
-	tm.run("send-keys", "a")
-	tm.waitScreen("a second search", 10*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
-	tm.run("send-keys", "3")
-	tm.waitScreen("the cancel", 10*time.Second, func(s string) bool { return strings.Contains(s, "auto: canceled") })
-	tm.run("send-keys", "q")
+	tm.Run("send-keys", "a")
+	tm.WaitScreen("a second search", 10*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
+	tm.Run("send-keys", "3")
+	tm.WaitScreen("the cancel", 10*time.Second, func(s string) bool { return strings.Contains(s, "auto: canceled") })
+	tm.Run("send-keys", "q")
 }
 
 // TestSweepHelpDefinesEveryColumn: every column head a sweep table can

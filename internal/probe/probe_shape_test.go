@@ -3,9 +3,12 @@
 package probe
 
 import (
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/shape"
 )
 
@@ -69,4 +72,145 @@ func TestLagProbeIdle(t *testing.T) {
 	if s.Raw.P50 >= time.Millisecond || s.Corrected.P50 >= time.Millisecond {
 		t.Fatalf("idle p50 raw %v corrected %v, want < 1ms", s.Raw.P50, s.Corrected.P50)
 	}
+}
+
+// lateness runs a Loop-delay probe and a free-goroutine probe, both at
+// 10 ms waiting the given way, for d beside spinners busy goroutines, and
+// returns their windows.
+func lateness(t *testing.T, wait waitMode, spinners int, d time.Duration) (loop, free LagStats) {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range spinners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	l := NewLoop()
+	defer l.Close()
+	lp := startLagProbe(l.Post, 10*time.Millisecond, time.Minute, wait)
+	fp := startLagProbe(nil, 10*time.Millisecond, time.Minute, wait)
+	time.Sleep(d) // the measurement window: real time is what is measured
+	close(stop)
+	wg.Wait()
+	lp.Stop()
+	fp.Stop()
+	return lp.Stats(), fp.Stats()
+}
+
+var waitModes = []struct {
+	name string
+	wait waitMode
+}{{"timerfd", waitFD}, {"timer", waitTimer}, {"sleep", waitSleep}}
+
+// TestIdleLateness: on an idle machine every way of waiting reads a
+// Loop-delay p50 under 2 ms (a fifth of the 10 ms resolution), and the
+// timerfd, the one the probe uses, is not later than the others by more
+// than 0.2 ms at p50.
+func TestIdleLateness(t *testing.T) {
+	shape.Judge(t)
+	if testing.Short() {
+		t.Skip("real time: 6s")
+	}
+	p50 := map[string]time.Duration{}
+	for _, m := range waitModes {
+		loop, free := lateness(t, m.wait, 0, 2*time.Second)
+		t.Logf("%s: Loop p50 %v p99 %v; free goroutine p50 %v p99 %v", m.name,
+			loop.RawAll.P50, loop.RawAll.P99, free.RawAll.P50, free.RawAll.P99)
+		if loop.RawAll.Count < 100 {
+			t.Fatalf("%s: %d samples in 2s at 10ms", m.name, loop.RawAll.Count)
+		}
+		if loop.RawAll.P50 >= 2*time.Millisecond {
+			t.Errorf("%s: idle Loop p50 %v, want < 2ms", m.name, loop.RawAll.P50)
+		}
+		p50[m.name] = loop.RawAll.P50
+	}
+	for _, other := range []string{"timer", "sleep"} {
+		if p50["timerfd"] > p50[other]+200*time.Microsecond {
+			t.Errorf("timerfd p50 %v later than %s's %v by more than 0.2ms", p50["timerfd"], other, p50[other])
+		}
+	}
+}
+
+// TestSaturatedLateness: with GOMAXPROCS spinning goroutines every way of
+// waiting reads the runtime's preemption delay (about 10-20 ms at p50):
+// a Loop-delay p50 of at least 5 ms, and under 100 ms.
+func TestSaturatedLateness(t *testing.T) {
+	shape.Judge(t)
+	if testing.Short() {
+		t.Skip("real time: 6s")
+	}
+	for _, m := range waitModes {
+		loop, free := lateness(t, m.wait, runtime.GOMAXPROCS(0), 2*time.Second)
+		t.Logf("%s: Loop p50 %v p99 %v; free goroutine p50 %v p99 %v", m.name,
+			loop.RawAll.P50, loop.RawAll.P99, free.RawAll.P50, free.RawAll.P99)
+		if p := loop.RawAll.P50; p < 5*time.Millisecond || p >= 100*time.Millisecond {
+			t.Errorf("%s: saturated Loop p50 %v, want 5..100ms (preemption)", m.name, p)
+		}
+	}
+}
+
+// calibrationAttempt runs the stall pattern once and, if the machine was
+// quiet (the returned free-goroutine p99 <= 5ms), checks the figures.
+func calibrationAttempt(t *testing.T, attempt int) (noise time.Duration) {
+	const (
+		R      = 10 * time.Millisecond
+		P      = time.Second
+		D      = 100 * time.Millisecond
+		stalls = 10
+		run    = 12 * time.Second
+	)
+	l := NewLoop()
+	defer l.Close()
+	p := StartLagProbe(l.Post, R, time.Minute) // window covers the run
+	defer p.Stop()
+	free := StartSchedProbe(R, time.Minute)
+	defer free.Stop()
+
+	t0 := time.Now()
+	for k := 1; k <= stalls; k++ {
+		phase := time.Duration(k%10) * R / 10
+		time.Sleep(time.Until(t0.Add(time.Duration(k)*P + phase)))
+		l.Post(func() {
+			s := time.Now()
+			for time.Since(s) < D { // busy-wait: the Loop is blocked, not parked
+			}
+		})
+	}
+	time.Sleep(time.Until(t0.Add(run)))
+	s := p.Stats()
+	logLag(t, s)
+	if noise = free.Stats().CorrectedAll.P99; noise > 5*time.Millisecond {
+		return noise
+	}
+	t.Logf("attempt %d: free goroutine p99 %v: quiet enough to judge", attempt, noise)
+	if ls := l.Stats(); ls.Busy < stalls*D {
+		t.Fatalf("Loop busy %v, want >= %v", ls.Busy, stalls*D)
+	}
+
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for name, sum := range map[string]hist.Summary{"window": s.Corrected, "total": s.CorrectedAll} {
+		if m := ms(sum.Max); m < 95 || m > 105 {
+			t.Errorf("corrected %s max = %.2fms, want 100 ± 5ms", name, m)
+		}
+	}
+	if p99 := ms(s.CorrectedAll.P99); p99 < 80 || p99 > 95 {
+		t.Errorf("corrected p99 = %.2fms, want 80..95ms (truth 90ms)", p99)
+	}
+	if s.RawAll.P99 >= s.CorrectedAll.P99 {
+		t.Errorf("raw p99 %v >= corrected p99 %v: correction adds nothing", s.RawAll.P99, s.CorrectedAll.P99)
+	}
+	// Each stall skips about D/R - 1 due times.
+	if s.Missed < stalls*(int64(D/R)-2) || s.Missed > stalls*(int64(D/R)+1) {
+		t.Errorf("Missed = %d, want about %d", s.Missed, stalls*(int64(D/R)-1))
+	}
+	return noise
 }

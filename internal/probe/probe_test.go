@@ -2,7 +2,6 @@ package probe
 
 import (
 	"math"
-	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/offtop/offtop/internal/hist"
-	"github.com/offtop/offtop/internal/sysinfo"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -48,7 +47,9 @@ func TestLoopDoWaits(t *testing.T) {
 	defer l.Close()
 	ran := false
 	l.Do(func() {
-		time.Sleep(20 * time.Millisecond)
+		for range 1000 { // a callback that is not over at once: the caller could run on
+			runtime.Gosched()
+		}
 		ran = true
 	})
 	if !ran { // Do's return happens after fn: no race here
@@ -111,13 +112,7 @@ func TestLoopPostAfterCloseRuns(t *testing.T) {
 		t.Fatal("fn posted after Close never ran")
 	}
 	l.Post(func() { panic("late") }) // must not crash the process
-	deadline := time.Now().Add(5 * time.Second)
-	for l.Stats().Panics != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("late panic not counted: %+v", l.Stats())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.WaitFor(t, "the late panic counted", 0, func() bool { return l.Stats().Panics == 1 })
 	l.Do(func() {}) // Do after Close returns too
 	if s := l.Stats(); s.Ran != 3 {
 		t.Fatalf("Ran = %d, want 3", s.Ran)
@@ -128,19 +123,23 @@ func TestLoopBusyIncludesInProgress(t *testing.T) {
 	l := NewLoop()
 	defer l.Close()
 	started, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	defer free() // before Close, which waits for the callback, when the test fails
 	l.Post(func() { close(started); <-release })
 	l.Post(func() {})
 	<-started
 	t0 := time.Now()
-	time.Sleep(30 * time.Millisecond)
-	s := l.Stats()
-	if waited := time.Since(t0); s.Busy < 30*time.Millisecond || s.Busy > waited+time.Second {
-		t.Fatalf("Busy = %v during a callback running for >= 30ms", s.Busy)
+	// Busy grows while the callback runs: it reaches 30ms before the
+	// callback ends (a Busy that counted only finished callbacks stays 0).
+	s := testkit.Poll(t, "Busy >= 30ms during the callback", 0, l.Stats, func(s LoopStats) bool { return s.Busy >= 30*time.Millisecond })
+	if waited := time.Since(t0); s.Busy > waited+time.Second {
+		t.Fatalf("Busy = %v, more than the %v the callback has run", s.Busy, waited)
 	}
 	if s.Ran != 0 || s.Queued != 1 {
 		t.Fatalf("stats = %+v, want Ran 0, Queued 1", s)
 	}
-	close(release)
+	free()
 	l.Do(func() {})
 	if b := l.Stats().Busy; b < s.Busy {
 		t.Fatalf("Busy went down: %v then %v", s.Busy, b)
@@ -189,7 +188,7 @@ func TestLagProbeResetEmpties(t *testing.T) {
 	p := StartLagProbe(l.Post, 20*time.Millisecond, time.Minute)
 	defer p.Stop()
 	l.Do(func() { time.Sleep(100 * time.Millisecond) }) // force misses
-	waitFor(t, func() bool { return p.Stats().Missed > 0 })
+	testkit.WaitFor(t, "a missed sample", 0, func() bool { return p.Stats().Missed > 0 })
 	if s := p.Stats(); s.CorrectedAll.Max < 50*time.Millisecond {
 		t.Fatalf("stall not recorded: %+v", s.CorrectedAll)
 	}
@@ -216,7 +215,7 @@ func TestLagProbeStopNeverHangs(t *testing.T) {
 	var lost []func()
 	p := StartLagProbe(func(fn func()) { mu.Lock(); lost = append(lost, fn); mu.Unlock() },
 		time.Millisecond, time.Second)
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(lost) > 0 })
+	testkit.WaitFor(t, "a posted sample", 0, func() bool { mu.Lock(); defer mu.Unlock(); return len(lost) > 0 })
 	stopped := make(chan struct{})
 	go func() { p.Stop(); p.Stop(); close(stopped) }()
 	select {
@@ -235,7 +234,7 @@ func TestLagProbeStopNeverHangs(t *testing.T) {
 	l := NewLoop()
 	l.Close()
 	p = StartLagProbe(l.Post, time.Millisecond, time.Second)
-	waitFor(t, func() bool { return p.Stats().RawAll.Count > 3 })
+	testkit.WaitFor(t, "4 samples on a closed Loop", 0, func() bool { return p.Stats().RawAll.Count > 3 })
 	p.Stop()
 	p.Stop()
 }
@@ -294,119 +293,6 @@ func TestLagProbeUsesTimerFDOnLinux(t *testing.T) {
 	}
 }
 
-// calibrationAttempt runs the stall pattern once and, if the machine was
-// quiet (the returned free-goroutine p99 <= 5ms), checks the figures.
-func calibrationAttempt(t *testing.T, attempt int) (noise time.Duration) {
-	const (
-		R      = 10 * time.Millisecond
-		P      = time.Second
-		D      = 100 * time.Millisecond
-		stalls = 10
-		run    = 12 * time.Second
-	)
-	l := NewLoop()
-	defer l.Close()
-	p := StartLagProbe(l.Post, R, time.Minute) // window covers the run
-	defer p.Stop()
-	free := StartSchedProbe(R, time.Minute)
-	defer free.Stop()
-
-	t0 := time.Now()
-	for k := 1; k <= stalls; k++ {
-		phase := time.Duration(k%10) * R / 10
-		time.Sleep(time.Until(t0.Add(time.Duration(k)*P + phase)))
-		l.Post(func() {
-			s := time.Now()
-			for time.Since(s) < D { // busy-wait: the Loop is blocked, not parked
-			}
-		})
-	}
-	time.Sleep(time.Until(t0.Add(run)))
-	s := p.Stats()
-	logLag(t, s)
-	if noise = free.Stats().CorrectedAll.P99; noise > 5*time.Millisecond {
-		return noise
-	}
-	t.Logf("attempt %d: free goroutine p99 %v: quiet enough to judge", attempt, noise)
-	if ls := l.Stats(); ls.Busy < stalls*D {
-		t.Fatalf("Loop busy %v, want >= %v", ls.Busy, stalls*D)
-	}
-
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	for name, sum := range map[string]hist.Summary{"window": s.Corrected, "total": s.CorrectedAll} {
-		if m := ms(sum.Max); m < 95 || m > 105 {
-			t.Errorf("corrected %s max = %.2fms, want 100 ± 5ms", name, m)
-		}
-	}
-	if p99 := ms(s.CorrectedAll.P99); p99 < 80 || p99 > 95 {
-		t.Errorf("corrected p99 = %.2fms, want 80..95ms (truth 90ms)", p99)
-	}
-	if s.RawAll.P99 >= s.CorrectedAll.P99 {
-		t.Errorf("raw p99 %v >= corrected p99 %v: correction adds nothing", s.RawAll.P99, s.CorrectedAll.P99)
-	}
-	// Each stall skips about D/R - 1 due times.
-	if s.Missed < stalls*(int64(D/R)-2) || s.Missed > stalls*(int64(D/R)+1) {
-		t.Errorf("Missed = %d, want about %d", s.Missed, stalls*(int64(D/R)-1))
-	}
-	return noise
-}
-
-// TestIdleLateness measures the idle lateness of the Loop-delay probe and of
-// the scheduler probe for each way of waiting. Run with
-//
-//	OFFTOP_MEASURE=1 go test -run TestIdleLateness -v ./internal/probe/
-func TestIdleLateness(t *testing.T) { measureLateness(t, 0) }
-
-// TestSaturatedLateness is the same with GOMAXPROCS spinning goroutines:
-// the probes must then read the runtime's preemption delay (~10-20 ms).
-func TestSaturatedLateness(t *testing.T) { measureLateness(t, runtime.GOMAXPROCS(0)) }
-
-func measureLateness(t *testing.T, spinners int) {
-	if os.Getenv("OFFTOP_MEASURE") == "" {
-		t.Skip("set OFFTOP_MEASURE=1 to measure (10s per way of waiting)")
-	}
-	for _, mode := range []struct {
-		name string
-		wait waitMode
-	}{{"timerfd", waitFD}, {"timer", waitTimer}, {"sleep", waitSleep}} {
-		t.Run(mode.name, func(t *testing.T) {
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			for range spinners {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-					}
-				}()
-			}
-			l := NewLoop()
-			defer l.Close()
-			r := sysinfo.NewReader()
-			defer r.Close()
-			s0 := r.Read()
-			loop := startLagProbe(l.Post, 10*time.Millisecond, time.Minute, mode.wait)
-			free := startLagProbe(nil, 10*time.Millisecond, time.Minute, mode.wait)
-			time.Sleep(10 * time.Second)
-			close(stop)
-			wg.Wait()
-			loop.Stop()
-			free.Stop()
-			cpu, _ := sysinfo.CPUFraction(s0, r.Read())
-			t.Logf("process CPU %.2f%% of one core (both probes + %d spinners)", 100*cpu, spinners)
-			t.Logf("Loop-delay probe, %d spinners:", spinners)
-			logLag(t, loop.Stats())
-			t.Logf("free goroutine (scheduler probe), %d spinners:", spinners)
-			logLag(t, free.Stats())
-		})
-	}
-}
-
 // --- Scheduler probe ---
 
 func TestSchedProbe(t *testing.T) {
@@ -426,7 +312,7 @@ func TestSchedProbe(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitFor(t, func() bool { return s.lag.Stats().RawAll.Count > 5 })
+	testkit.WaitFor(t, "6 scheduler-probe samples", 0, func() bool { return s.lag.Stats().RawAll.Count > 5 })
 	st := s.Stats()
 	rt := st.Runtime
 	t.Logf("runtime: n %d p50 %v p90 %v p99 %v p99.9 %v max %v", rt.Count, rt.P50, rt.P90, rt.P99, rt.P999, rt.Max)
@@ -482,17 +368,6 @@ func TestSummarizeBuckets(t *testing.T) {
 
 // --- helpers ---
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func logLag(t *testing.T, s LagStats) {
 	t.Helper()
 	f := func(name string, h hist.Summary) {
@@ -529,13 +404,7 @@ func TestStalledShowsALoopBlockedForGood(t *testing.T) {
 	release := make(chan struct{})
 	l.Post(func() { <-release })
 	p := StartLagProbe(l.Post, res, time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Stats().Stalled < 50*time.Millisecond {
-		if time.Now().After(deadline) {
-			t.Fatal("a blocked Loop never showed as stalled")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the blocked Loop shown as stalled", 0, func() bool { return p.Stats().Stalled >= 50*time.Millisecond })
 	close(release)
 	p.Stop()
 	l.Close()

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/agent"
 	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/session"
@@ -29,13 +31,13 @@ func reconnectTo(t *testing.T, c *Client, h *hostile, claim peer.Process) *hosti
 	addr := h.srv.Listener.Addr().String()
 	h.srv.CloseClientConnections()
 	h.srv.Close()
-	waitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+	testkit.WaitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h = startHostile(t, ln, claim, "")
-	waitFor(t, "the new server read", 5*time.Second, func() bool { return c.Snapshot().Disconnected.IsZero() })
+	testkit.WaitFor(t, "the new server read", 5*time.Second, func() bool { return c.Snapshot().Disconnected.IsZero() })
 	return h
 }
 

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/agent"
 	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/session"
@@ -311,7 +313,7 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 	}
 	kill()
 	for _, c := range []*Client{found, given} {
-		waitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+		testkit.WaitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -319,7 +321,7 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 	}
 	h := startHostile(t, ln, first, filepath.Join(dir, agent.TokenFileName(first.PID, first.Start)))
 	for _, c := range []*Client{found, given} {
-		waitFor(t, "the impostor read", 5*time.Second, func() bool { return c.Snapshot().Disconnected.IsZero() })
+		testkit.WaitFor(t, "the impostor read", 5*time.Second, func() bool { return c.Snapshot().Disconnected.IsZero() })
 		if n := c.Snapshot().Notice; !strings.Contains(n, fmt.Sprintf("is another process since ")) || !strings.Contains(n, fmt.Sprintf("pid %d is gone", first.PID)) {
 			t.Errorf("Notice %q, want: is another process since ...: pid %d is gone", n, first.PID)
 		}
@@ -334,7 +336,7 @@ func TestReconnectChecksTheProcess(t *testing.T) {
 	h.srv.Close()
 	_, second, _ := agentProcess(t, addr, dir)
 	for _, c := range []*Client{found, given} {
-		waitFor(t, "the new program read", 5*time.Second, func() bool {
+		testkit.WaitFor(t, "the new program read", 5*time.Second, func() bool {
 			return strings.Contains(c.Snapshot().Notice, fmt.Sprintf("pid %d (was pid %d)", second.PID, first.PID))
 		})
 	}

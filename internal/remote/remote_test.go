@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/agent"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/pool"
@@ -28,17 +30,6 @@ func startAgent(t *testing.T, addr, dir string, p *pool.Pool) *agent.Agent {
 	}
 	t.Cleanup(a.Close)
 	return a
-}
-
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v", what, limit)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // TestClientResizesFindsTokenAndReconnects: the client finds the token
@@ -72,12 +63,12 @@ func TestClientResizesFindsTokenAndReconnects(t *testing.T) {
 		t.Fatalf("load: %v, want ErrAction", err)
 	}
 	a.Close()
-	waitFor(t, "Disconnected", 2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+	testkit.WaitFor(t, "Disconnected", 2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 	if s := c.Snapshot(); s.Workers != 0 || s.Submitted != 0 || len(s.Sizes) != 0 {
 		t.Fatalf("a disconnected snapshot carries figures: %+v", s)
 	}
 	startAgent(t, addr, dir, p)
-	waitFor(t, "live again", 2*time.Second, func() bool {
+	testkit.WaitFor(t, "live again", 2*time.Second, func() bool {
 		s := c.Snapshot()
 		return s.Disconnected.IsZero() && s.Workers == 3
 	})
@@ -201,7 +192,7 @@ func TestSilentStreamIsDisconnected(t *testing.T) {
 	if s := c.Snapshot(); s.Workers != 3 {
 		t.Fatalf("first line: %d workers", s.Workers)
 	}
-	waitFor(t, "Disconnected", StaleAfter+2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+	testkit.WaitFor(t, "Disconnected", StaleAfter+2*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 }
 
 // TestRestartedProgramKeepsItsRowsApart: two agents in turn on one address
@@ -244,7 +235,7 @@ func TestRestartedProgramKeepsItsRowsApart(t *testing.T) {
 	}
 	// The first program runs long enough that the second's first t_s is
 	// below its last.
-	waitFor(t, "the first program's row of 3", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the first program's row of 3", 10*time.Second, func() bool {
 		s := c.Snapshot()
 		return hasRow(s.Sizes, 3) && time.Duration(s.Elapsed) > 2500*time.Millisecond
 	})
@@ -253,9 +244,9 @@ func TestRestartedProgramKeepsItsRowsApart(t *testing.T) {
 		t.Fatalf("first program: pid %d since %v, %d earlier", first.PID, first.Since, len(first.Earlier))
 	}
 	a.Close()
-	waitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
+	testkit.WaitFor(t, "Disconnected", 5*time.Second, func() bool { return !c.Snapshot().Disconnected.IsZero() })
 	watch(addr, 2)
-	waitFor(t, "the second program", 5*time.Second, func() bool {
+	testkit.WaitFor(t, "the second program", 5*time.Second, func() bool {
 		s := c.Snapshot()
 		return s.Disconnected.IsZero() && s.Workers == 2
 	})
@@ -300,7 +291,7 @@ func TestOlderLineInAStreamIsTheSameProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	waitFor(t, "the third line", 5*time.Second, func() bool { return c.Snapshot().Elapsed == session.Seconds(5250*time.Millisecond) })
+	testkit.WaitFor(t, "the third line", 5*time.Second, func() bool { return c.Snapshot().Elapsed == session.Seconds(5250*time.Millisecond) })
 	if s := c.Snapshot(); len(s.Earlier) != 0 || s.PID != 77 {
 		t.Fatalf("one stream read as %d earlier programs, pid %d", len(s.Earlier), s.PID)
 	}

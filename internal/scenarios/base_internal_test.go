@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // isClosed reports whether c is closed now, without waiting.
@@ -128,5 +130,30 @@ func TestHaltOnce(t *testing.T) {
 	c.halt(func() { order = append(order, "again") })
 	if len(order) != 2 || order[0] != "driver" || order[1] != "cleanup" {
 		t.Fatalf("order %v, want [driver cleanup]", order)
+	}
+}
+
+// TestFibUntilGivesUp: fibUntil answers as fib does while its channels
+// are open, and gives up a fib(50) (minutes of work) once one closes
+// mid-run: a handler's fib ends when its client goes or the scenario stops.
+func TestFibUntilGivesUp(t *testing.T) {
+	open := make(chan struct{})
+	for _, n := range []int{0, 1, 2, fibCheckN, fibCheckN + 1, fastN} {
+		if v, ok := fibUntil(n, open, open); !ok || v != fib(n) {
+			t.Errorf("fibUntil(%d) = %d, %v, want %d, true", n, v, ok, fib(n))
+		}
+	}
+	for _, which := range []string{"the first", "the second"} {
+		stop := make(chan struct{})
+		a, b := stop, open
+		if which == "the second" {
+			a, b = open, stop
+		}
+		gaveUp := make(chan bool, 1)
+		go func() { _, ok := fibUntil(50, a, b); gaveUp <- !ok }()
+		close(stop)
+		if !testkit.Recv(t, "fib(50)'s end after "+which+" channel closed", 0, gaveUp) {
+			t.Errorf("fib(50) finished with %s channel closed", which)
+		}
 	}
 }

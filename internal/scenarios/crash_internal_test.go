@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/pool"
 	"go.uber.org/goleak"
 )
@@ -102,13 +104,7 @@ func TestCrashStopReleasesHangs(t *testing.T) {
 	if err := c.Start(env); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for c.hangs.Load() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("no hangs sent")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "two hangs sent", 0, func() bool { return c.hangs.Load() >= 2 })
 	if ok, _ := c.consistent(); !ok {
 		t.Error("counts do not match while hung")
 	}
@@ -140,13 +136,7 @@ func TestCrashAnswerCatchesDoubleDone(t *testing.T) {
 	if err := c.Start(env); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for c.wrong.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("double done not caught")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the double done caught", 0, func() bool { return c.wrong.Load() > 0 })
 	if r := readoutOf(c.Status(), "answer_ok"); r.Known && r.Value == 1 {
 		t.Errorf("answer_ok %+v after a double done", r)
 	}

@@ -1,9 +1,12 @@
 package scenarios_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/testkit"
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
@@ -103,13 +106,7 @@ func TestCrashLoadStepsPanicShare(t *testing.T) {
 	defer s.Close()
 	want := func(text string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for s.Snapshot().Load == "" || !strings.Contains(s.Snapshot().Load, text) {
-			if time.Now().After(deadline) {
-				t.Fatalf("load %q, want %q in it", s.Snapshot().Load, text)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.WaitFor(t, fmt.Sprintf("%q in the load text", text), 0, func() bool { return strings.Contains(s.Snapshot().Load, text) })
 	}
 	want("5% panic")
 	for _, c := range []struct {

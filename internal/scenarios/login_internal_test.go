@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"go.uber.org/goleak"
 )
 
@@ -75,13 +77,7 @@ func TestLoginStopRemovesFile(t *testing.T) {
 	if _, err := os.Stat(l.path); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for l.hashes.Load() == 0 || l.reads.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no hash or no read")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "a hash and a read", 0, func() bool { return l.hashes.Load() > 0 && l.reads.Load() > 0 })
 	if r := readoutOf(l.Status(), "answer_ok"); !r.Known || r.Value != 1 {
 		t.Errorf("answer_ok %+v", r)
 	}

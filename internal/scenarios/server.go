@@ -41,6 +41,32 @@ func fib(n int) int {
 	return fib(n-1) + fib(n-2)
 }
 
+// fibCheckN is the size of the fib subtree fibUntil runs between two
+// looks at its stop channels: fib(20) is about 22k calls, tens of
+// microseconds.
+const fibCheckN = 20
+
+// fibUntil is fib(n), or ok false as soon as it sees either channel
+// closed; it looks once per fib(fibCheckN) subtree.
+func fibUntil(n int, stop1, stop2 <-chan struct{}) (v int, ok bool) {
+	if n <= fibCheckN {
+		select {
+		case <-stop1:
+			return 0, false
+		case <-stop2:
+			return 0, false
+		default:
+			return fib(n), true
+		}
+	}
+	a, ok := fibUntil(n-1, stop1, stop2)
+	if !ok {
+		return 0, false
+	}
+	b, ok := fibUntil(n-2, stop1, stop2)
+	return a + b, ok
+}
+
 // fibWant holds the answers clients check responses against.
 var fibWant = map[int]string{fastN: "832040", slowN: "24157817"}
 
@@ -93,6 +119,47 @@ type server struct {
 	fast, slow *endpoint
 	ping       *endpoint
 	wrong      atomic.Int64 // responses with a wrong answer
+
+	// handlers counts the requests in a handler, so Stop can wait for
+	// them; reqMu orders each Add before Stop's Wait (closing set).
+	reqMu    sync.RWMutex
+	closing  bool
+	handlers sync.WaitGroup
+}
+
+// handlerGrace bounds how long Stop waits for the handlers still running:
+// each gives up its fib when Stop begins, but one waiting for a paused
+// pool does not return until the pool goes.
+const handlerGrace = time.Second
+
+// track counts h's requests in handlers; once Stop began it answers 503.
+func (s *server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.reqMu.RLock()
+		if s.closing {
+			s.reqMu.RUnlock()
+			http.Error(w, "stopping", http.StatusServiceUnavailable)
+			return
+		}
+		s.handlers.Add(1)
+		s.reqMu.RUnlock()
+		defer s.handlers.Done()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// waitHandlers waits, up to handlerGrace, for the handlers running; no
+// handler starts after it is called.
+func (s *server) waitHandlers() {
+	s.reqMu.Lock()
+	s.closing = true
+	s.reqMu.Unlock()
+	idle := make(chan struct{})
+	go func() { s.handlers.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-time.After(handlerGrace):
+	}
 }
 
 func (s *server) Name() string { return "server" }
@@ -116,7 +183,7 @@ func (s *server) Start(env Env) error {
 	mux.HandleFunc("/fast", s.handleFib(fastN, s.fast))
 	mux.HandleFunc("/slow", s.handleFib(slowN, s.slow))
 	s.setLoops(s.startLoops) // before the first request picks a Loop
-	srv, err := serveLoopback("server", s.listen, &http.Server{Handler: mux, ConnContext: s.connContext},
+	srv, err := serveLoopback("server", s.listen, &http.Server{Handler: s.track(mux), ConnContext: s.connContext},
 		func(error) { s.wrong.Add(1) })
 	if err != nil {
 		s.stopLoops()
@@ -160,7 +227,7 @@ func (s *server) handleFib(n int, e *endpoint) http.HandlerFunc {
 			if r.Context().Err() != nil {
 				return // the client is gone; do not burn CPU for nobody
 			}
-			e.cpu.run(func() { v = fib(n) })
+			e.cpu.run(func() { v, _ = fibUntil(n, r.Context().Done(), s.done()) })
 		}
 		var err error
 		if s.onOwnLoop(l) {
@@ -270,6 +337,7 @@ func (s *server) Stop() {
 	s.halt(func() {
 		s.srv.Close()
 		s.client.CloseIdleConnections()
+		s.waitHandlers() // before the Loops close: a request on one would run on a goroutine of its own
 		s.stopLoops()
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"go.uber.org/goleak"
@@ -13,28 +15,22 @@ import (
 // the counts at every sample.
 func waitReadout(t *testing.T, s *session.Session, key string, ok func(scenarios.Readout) bool) session.Snapshot {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		select {
-		case snap := <-s.Samples():
-			if !snap.Balanced() {
-				t.Fatalf("counts do not add up at %v", snap.Elapsed)
-			}
-			if r, found := readout(snap, key); found && ok(r) {
-				return snap
-			}
-		case <-deadline:
-			t.Fatalf("%s never as wanted", key)
+	return testkit.Await(t, key+" as wanted", 0, s.Samples(), func(snap session.Snapshot) bool {
+		if !snap.Balanced() {
+			t.Fatalf("counts do not add up at %v", snap.Elapsed)
 		}
-	}
+		r, found := readout(snap, key)
+		return found && ok(r)
+	})
 }
 
 // TestServerLoopsChangeLive: --loops 2 starts two Loops, each probed and
 // serving; L and l add and remove one live; after Close no Loop's
-// goroutine is left.
+// goroutine is left. The fib runs on two workers, so a Loop's probe is
+// never held off by a fib(37) (seconds under -race on a busy machine).
 func TestServerLoopsChangeLive(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s, err := session.New(session.Config{Scenario: "server", Workers: 0, Scale: 0.05,
+	s, err := session.New(session.Config{Scenario: "server", Workers: 2, Scale: 0.05,
 		Interval: 50 * time.Millisecond, Window: time.Second,
 		Scenarios: scenarios.Config{ServerLoops: 2}})
 	if err != nil {

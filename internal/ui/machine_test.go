@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/offtop/offtop/internal/session"
@@ -80,11 +82,7 @@ func TestTwoBusyLoopsOnScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var snap session.Snapshot
-	deadline := time.Now().Add(20 * time.Second)
-	for snap = s.Snapshot(); snap.Elapsed.Seconds() < 2.5 && time.Now().Before(deadline); snap = s.Snapshot() {
-		time.Sleep(50 * time.Millisecond)
-	}
+	snap := testkit.Poll(t, "a sample 2.5s in", 0, s.Snapshot, func(s session.Snapshot) bool { return s.Elapsed.Seconds() >= 2.5 })
 	if v := float64(snap.OthersCPUs); math.Abs(v-2) > 0.5 || !snap.MachineBusy {
 		t.Errorf("others %.2f CPUs, busy %v: want about 2 (within 0.5), busy", v, snap.MachineBusy)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/testkit"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -58,17 +60,7 @@ func feedSamples(p *tea.Program, period time.Duration) (stop func()) {
 // waitScreen polls the emulator's screen until ok holds or the deadline.
 func waitScreen(t *testing.T, emu *vt.SafeEmulator, what string, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var scr string
-	for time.Now().Before(deadline) {
-		scr = ansi.Strip(emu.Render())
-		if ok(scr) {
-			return scr
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
-	return ""
+	return testkit.Poll(t, what+" on screen", 0, func() string { return ansi.Strip(emu.Render()) }, ok)
 }
 
 // TestProgramOnVirtualScreen runs the whole tea.Program at 80x24 on an x/vt

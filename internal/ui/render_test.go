@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -378,20 +377,6 @@ func TestSummaryCellsNA(t *testing.T) {
 	if got := summaryCells(summary(0.12, 3.4, 120, 1500, 2000, 1)); got != [5]string{"0.12", "3.4", "120", "1500", "2000"} {
 		t.Errorf("full: %v", got)
 	}
-}
-
-// TestPrintScreens prints the rich snapshot at a few sizes with
-// OFFTOP_UI_DUMP=1, for eyeballing.
-func TestPrintScreens(t *testing.T) {
-	if os.Getenv("OFFTOP_UI_DUMP") == "" {
-		t.Skip("set OFFTOP_UI_DUMP=1 to print screens")
-	}
-	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}, {60, 16}} {
-		for _, help := range []bool{false, true} {
-			fmt.Printf("==== %dx%d help=%v\n%s\n", sz[0], sz[1], help, plain(richSnapshot(), sz[0], sz[1], help))
-		}
-	}
-	fmt.Printf("==== empty 80x24\n%s\n", plain(session.Snapshot{}, 80, 24, false))
 }
 
 func TestRenderCutReadoutsAreMarked(t *testing.T) {

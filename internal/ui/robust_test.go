@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/testkit"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -22,15 +25,25 @@ import (
 // the reads and the posts panic.
 type constSource struct {
 	snap          session.Snapshot
+	reads         atomic.Int64 // Snapshot calls: one a sample the program handled
 	panicSnapshot atomic.Bool
 	panicPost     atomic.Bool
 }
 
 func (c *constSource) Snapshot() session.Snapshot {
+	c.reads.Add(1)
 	if c.panicSnapshot.Load() {
 		panic("snapshot read failed")
 	}
 	return c.snap
+}
+
+// waitReads waits until the program has read n more snapshots (handled n
+// more samples) than when it was called.
+func (c *constSource) waitReads(t *testing.T, n int64) {
+	t.Helper()
+	from := c.reads.Load()
+	testkit.WaitFor(t, fmt.Sprintf("%d more samples handled", n), 0, func() bool { return c.reads.Load() >= from+n })
 }
 
 func (c *constSource) Post(session.Action) <-chan error {
@@ -115,7 +128,7 @@ func TestResizeStormLeavesNoStaleText(t *testing.T) {
 		if sz[0] == 20 {
 			waitScreen(t, emu, "the too-small notice", func(s string) bool { return strings.Contains(s, "offtop needs") })
 		}
-		time.Sleep(100 * time.Millisecond)
+		src.waitReads(t, 2) // a frame or two at this size
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Logf("storm took %v (a loaded machine); the check stands", d)
@@ -125,15 +138,9 @@ func TestResizeStormLeavesNoStaleText(t *testing.T) {
 	for i, l := range want {
 		want[i] = strings.TrimRight(l, " ")
 	}
-	var got []string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		got = screenLines(emu)
-		if len(got) == 24 && strings.Join(got, "\n") == strings.Join(want, "\n") {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	got := testkit.Poll(t, "a fresh 80x24 render", 0, func() []string { return screenLines(emu) }, func(got []string) bool {
+		return len(got) == 24 && strings.Join(got, "\n") == strings.Join(want, "\n")
+	})
 	for i, l := range got {
 		if w := ansi.StringWidth(l); w > 80 {
 			t.Errorf("line %d is %d wide: %q", i, w, l)
@@ -174,11 +181,11 @@ func TestIdleScreenWritesNothing(t *testing.T) {
 	src := &constSource{snap: richSnapshot()}
 	emu, out, _, _ := startProgram(t, src, 80, 24)
 	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
-	time.Sleep(300 * time.Millisecond) // let the first frames and queries settle
+	src.waitReads(t, 6) // let the first frames and queries settle
 	before := out.n.Load()
-	time.Sleep(time.Second)
+	src.waitReads(t, 20)
 	if n := out.n.Load() - before; n != 0 {
-		t.Errorf("%d bytes written in 1s of an unchanged screen (20 samples)", n)
+		t.Errorf("%d bytes written over 20 samples of an unchanged screen", n)
 	}
 }
 
@@ -243,10 +250,7 @@ func TestPanicInCmdGoesToCrashHandler(t *testing.T) {
 	p.Store(prog)
 	waitScreen(t, emu, "the dashboard", func(s string) bool { return strings.Contains(s, "sizes tried") })
 	src.panicSnapshot.Store(true) // the next sample's read panics
-	deadline := time.Now().Add(10 * time.Second)
-	for len(get()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the crash report", 0, func() bool { return len(get()) > 0 })
 	stop()
 	reps := get()
 	if len(reps) == 0 || !strings.Contains(reps[0].Error(), "snapshot read failed") {

@@ -6,8 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/testkit"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -17,19 +22,33 @@ import (
 	"github.com/offtop/offtop/internal/session"
 )
 
-// realSnapshot runs scenario for a few samples in a real session and
-// returns its last Snapshot: the scenario's own readouts, load and look.
+// realSnapshots holds realSnapshot's answer per scenario: the tests that
+// read one only vary its figures, so one session per scenario serves all.
+var realSnapshots sync.Map // scenario name -> session.Snapshot
+
+// realSnapshot runs scenario in a real session for six samples of its
+// (fake) clock and returns the last Snapshot: the scenario's own readouts,
+// load and look. The scenario's load runs on the wall clock.
 func realSnapshot(t *testing.T, scenario string) session.Snapshot {
 	t.Helper()
-	s, err := session.New(session.Config{Scenario: scenario, Workers: 3, Interval: 50 * time.Millisecond})
+	if snap, ok := realSnapshots.Load(scenario); ok {
+		return snap.(session.Snapshot)
+	}
+	const interval = 50 * time.Millisecond
+	clk := testkit.NewClock()
+	s, err := session.New(session.Config{Scenario: scenario, Workers: 3, Interval: interval,
+		Clock: clk, Scenarios: scenarios.Config{Clock: clock.Real}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	var snap session.Snapshot
 	for range 6 {
-		<-s.Samples()
+		clk.Advance(interval)
+		snap = testkit.Recv(t, scenario+"'s next sample", 0, s.Samples())
 	}
-	return s.Snapshot()
+	realSnapshots.Store(scenario, snap)
+	return snap
 }
 
 // vary returns snap as the k-th of a run of samples 250ms apart, every
@@ -105,18 +124,24 @@ func where(screen []string, labels []string) map[string]string {
 // tokenIndex is the rune column of label in line where it stands alone
 // (no letter or digit right before or after), -1 when it does not.
 func tokenIndex(line, label string) int {
-	rs, ls := []rune(line), []rune(label)
-	for i := 0; i+len(ls) <= len(rs); i++ {
-		if string(rs[i:i+len(ls)]) != label {
-			continue
+	alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
+	for from := 0; ; {
+		i := strings.Index(line[from:], label)
+		if i < 0 {
+			return -1
 		}
-		alnum := func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
-		if i > 0 && alnum(rs[i-1]) || i+len(ls) < len(rs) && alnum(rs[i+len(ls)]) {
-			continue
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(line[:i])
+		after, _ := utf8.DecodeRuneInString(line[i+len(label):])
+		if !(i > 0 && alnum(before) || i+len(label) < len(line) && alnum(after)) {
+			return utf8.RuneCountInString(line[:i])
 		}
-		return i
+		_, size := utf8.DecodeRuneInString(line[i:])
+		if size == 0 {
+			return -1
+		}
+		from = i + size
 	}
-	return -1
 }
 
 // TestLayoutStableOnEveryScenario: on every
