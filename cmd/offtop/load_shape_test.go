@@ -14,6 +14,7 @@ import (
 
 	"github.com/offtop/offtop/agent"
 	"github.com/offtop/offtop/internal/shape"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // loadRowRE is the load panel's row of /sleep: asked, sent/s, client p99,
@@ -50,10 +51,10 @@ func TestAttachLoadQueueOutsideHandler(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 
-	tm := newTmux(t, 100, 30, fmt.Sprintf("%s attach %s --load /sleep=60/s", buildBinary(t), ln.Addr()))
+	tm := testkit.NewTmux(t, 100, 30, fmt.Sprintf("%s attach %s --load /sleep=60/s", buildBinary(t), ln.Addr()))
 	read := func(after time.Duration) (client, handler float64, screen string) {
 		time.Sleep(after)
-		screen = tm.waitScreen("the load's /sleep row", 10*time.Second, func(s string) bool { return loadRowRE.MatchString(s) })
+		screen = tm.WaitScreen("the load's /sleep row", 10*time.Second, func(s string) bool { return loadRowRE.MatchString(s) })
 		m := loadRowRE.FindStringSubmatch(screen)
 		client, _ = strconv.ParseFloat(m[1], 64)
 		handler, _ = strconv.ParseFloat(m[2], 64)
@@ -70,5 +71,5 @@ func TestAttachLoadQueueOutsideHandler(t *testing.T) {
 	if c2 <= c1 || c2 < 10*h2 {
 		t.Errorf("client p99 %.0f then %.0f ms: want it growing with the queue, past 10x the handler's %.1f ms", c1, c2, h2)
 	}
-	tm.run("send-keys", "q")
+	tm.Run("send-keys", "q")
 }
