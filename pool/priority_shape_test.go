@@ -9,7 +9,7 @@ import (
 	"github.com/offtop/offtop/internal/shape"
 )
 
-// TestPriorityLeavesTheLoopIdle is issue 22's must-hold: at workers =
+// TestPriorityLeavesTheLoopIdle: at workers =
 // cores, in 3 interleaved rounds of 1000 tasks of 1 ms CPU, the Loop
 // probe's p99 beside priority workers is at most 2x the idle Loop's, and
 // their tasks/s within 5% of the plain pool's (medians).

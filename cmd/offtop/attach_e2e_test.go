@@ -93,7 +93,7 @@ func poolWorkers(t *testing.T, addr string) int {
 	return v.Workers
 }
 
-// TestAttachExampleHeadless is issue 12's must-hold: attached to the
+// TestAttachExampleHeadless: attached to the
 // example, --headless lines have every field a local run has, lines
 // written after 3.5s (the 3s:4 step, plus a margin for the round trip)
 // say 4 workers, and the example's own pool has 4.

@@ -121,7 +121,7 @@ func TestBinaryInTmux(t *testing.T) {
 }
 
 // TestHeadlessLinesAreJSON runs the binary headless for 3s: every line
-// parses as JSON with DESIGN.md's fields, and the counts add up.
+// parses as JSON with the required fields (session.RequiredJSONFields), and the counts add up.
 func TestHeadlessLinesAreJSON(t *testing.T) {
 	bin := buildBinary(t)
 	var stdout, stderr bytes.Buffer

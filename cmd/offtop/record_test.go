@@ -101,7 +101,7 @@ func recordCast(t *testing.T, cols, rows int, command string, env ...string) (w,
 // every event with the event's time and the screen.
 func replay(cols, rows int, evs []castEvent, each func(at time.Duration, emu *vt.Emulator)) *vt.Emulator {
 	emu := vt.NewEmulator(cols, rows)
-	go io.Copy(io.Discard, emu) // the emulator's answers to queries; never closed (STACK.md)
+	go io.Copy(io.Discard, emu) // the emulator's answers to queries; never closed
 	for _, e := range evs {
 		emu.Write([]byte(e.data))
 		if each != nil {

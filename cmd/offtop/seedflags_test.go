@@ -11,7 +11,7 @@ import (
 	"github.com/offtop/offtop/internal/ui"
 )
 
-// TestSeedFlagsRefuseBadValues: every bad value of issue 15's flags, on
+// TestSeedFlagsRefuseBadValues: every bad value of the seeds' flags, on
 // offtop and on offtop sweep, is one line naming the flag, and exit 2.
 func TestSeedFlagsRefuseBadValues(t *testing.T) {
 	for _, c := range []struct {

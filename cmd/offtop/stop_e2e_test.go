@@ -17,7 +17,7 @@ import (
 	"github.com/offtop/offtop/internal/testkit"
 )
 
-// TestBadInputKeepsItsReason is issue 11's list over the built binary:
+// TestBadInputKeepsItsReason, over the built binary:
 // each case gives one line on stderr that says what is wrong before it
 // quotes the value (cut, never the reason), names flags as the help does,
 // and exits with the right status.
@@ -134,7 +134,7 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 // (TestShapeStopsWithin2s).
 const stopNotWaiting = 8 * time.Second
 
-// TestStopEndsTheRun is issue 11's stop, over the built binary, headless:
+// TestStopEndsTheRun, over the built binary, headless:
 // the end of --duration ends a login or crash run at scale 1000 (whose
 // keys and chains take minutes) at once; SIGTERM at 3s into a 20s stall
 // exits 143 without waiting for it, the last JSON line's probe max holds

@@ -9,7 +9,7 @@ import (
 	"github.com/offtop/offtop/internal/shape"
 )
 
-// TestShapeStopsWithin2s is issue 11's bound, judged on a quiet machine:
+// TestShapeStopsWithin2s, judged on a quiet machine:
 // SIGTERM into a 20s stall, two SIGTERMs back to back, and SIGTERM to a
 // dashboard suspended with ctrl+z end the run within 2s; --duration 2s
 // ends a login or crash run at scale 1000 within 2s of its end; SIGINT

@@ -15,7 +15,7 @@ import (
 	"github.com/offtop/offtop/pool"
 )
 
-// TestServerPriorityPingAtTheCores is issue 22's must-hold: `offtop sweep
+// TestServerPriorityPingAtTheCores: `offtop sweep
 // --scenario server --workers 1,CORES --priority --repeat 3`: with
 // priority workers at workers = cores, /ping p99 at most 2x the plain
 // 1-worker row's.
