@@ -30,7 +30,7 @@ var attachUsage = func() string {
 	return "usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent\n" +
 		"  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)\n" +
 		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load") + "\n" +
-		attachKeysUsage + "\n" +
+		attachKeysUsage + "\n" + keysLanguage + "\n" +
 		"When the program goes away the dashboard says \"disconnected\" and attach\n" +
 		"reconnects every " + remote.RetryEvery.String() + "; --headless writes no line meanwhile and says so on\nstderr."
 }()

@@ -84,3 +84,71 @@ func TestPausedStartsPaused(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestGOMAXPROCSKeysKeepPriorityPs: with priority workers on, g, G and =
+// move the base GOMAXPROCS and the pool's Ps stay added over it, so the
+// size row names the base and GOMAXPROCS is base + size.
+func TestGOMAXPROCSKeysKeepPriorityPs(t *testing.T) {
+	if !pool.PriorityAvailable() {
+		t.Skip("no priority workers on " + runtime.GOOS)
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs to move GOMAXPROCS down and up")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Priority: true})
+	defer s.Close()
+	want := func(what string, base int) {
+		t.Helper()
+		// The GOMAXPROCS an Action set is read at once; the row in force
+		// reaches the Snapshot with the next sample.
+		if got := runtime.GOMAXPROCS(0); got != base+2 {
+			t.Fatalf("%s: GOMAXPROCS %d, want %d (base %d + 2 workers)", what, got, base+2, base)
+		}
+		waitFor(t, what+": the row in force at the base, priority", func() bool {
+			snap := s.Snapshot()
+			for _, r := range snap.Sizes {
+				if r.Current {
+					return snap.Priority && r.GOMAXPROCS == base && r.Priority
+				}
+			}
+			return false
+		})
+	}
+	base := runtime.GOMAXPROCS(0) - 2
+	want("at start", base)
+	if err := s.Apply(Action{Kind: AddGOMAXPROCS, N: -1}); err != nil {
+		t.Fatal(err)
+	}
+	want("after g", base-1)
+	if err := s.Apply(Action{Kind: AddGOMAXPROCS, N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want("after G", base)
+	if err := s.Apply(Action{Kind: DefaultGOMAXPROCS}); err != nil {
+		t.Fatal(err)
+	}
+	want("after =", runtime.GOMAXPROCS(0)-2)
+}
+
+// TestProgramPriorityPoolIsPriority: a program's own pool made with
+// priority workers shows as priority, and its row names the GOMAXPROCS
+// without the Ps they added.
+func TestProgramPriorityPoolIsPriority(t *testing.T) {
+	if !pool.PriorityAvailable() {
+		t.Skip("no priority workers on " + runtime.GOOS)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	base := runtime.GOMAXPROCS(0)
+	p := testPool(t, pool.Options{Size: 2, Priority: true})
+	_, next := programOnFakeClock(t, p)
+	snap := next()
+	if !snap.Priority {
+		t.Errorf("a program's priority pool: priority false")
+	}
+	for _, r := range snap.Sizes {
+		if r.Current && (r.GOMAXPROCS != base || !r.Priority) {
+			t.Errorf("row in force %+v, want GOMAXPROCS %d, priority", r, base)
+		}
+	}
+}

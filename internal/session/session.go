@@ -265,7 +265,7 @@ func New(c Config) (*Session, error) {
 		s.own, s.pool = own, own
 	}
 	if c.GOMAXPROCS > 0 {
-		runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU()))
+		s.setGOMAXPROCS(func() { runtime.GOMAXPROCS(min(c.GOMAXPROCS, runtime.NumCPU())) })
 		s.gmpSource = "offtop"
 	}
 	s.sizes = newSizes(c.Clock.Now, s.counters, c.Resolution, c.Window)
@@ -353,16 +353,41 @@ func (s *Session) sizeKey() sizeKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// At size 0 tasks run inline either way: one row.
-	return sizeKey{s.scenName, s.workers, s.baseProcs(), s.workers > 0 && s.own != nil && s.own.Priority()}
+	return sizeKey{s.scenName, s.workers, s.baseProcs(), s.workers > 0 && s.priorityOn()}
 }
 
-// baseProcs is GOMAXPROCS without the Ps the session's own pool added
-// (priority workers): the GOMAXPROCS a size row names.
+// priorityPool is a pool with priority workers (*pool.Pool): the
+// session's own or a program's.
+type priorityPool interface {
+	Priority() bool
+	SetPriority(on bool) error
+	BaseProcs() int
+}
+
+// priorityOn reports whether the session's pool runs priority workers; a
+// pool without them (a Meter) never does.
+func (s *Session) priorityOn() bool {
+	p, ok := s.pool.(priorityPool)
+	return ok && p.Priority()
+}
+
+// baseProcs is GOMAXPROCS without the Ps the pool's priority workers
+// added: the GOMAXPROCS a size row names.
 func (s *Session) baseProcs() int {
-	if s.own == nil {
-		return runtime.GOMAXPROCS(0)
+	if p, ok := s.pool.(priorityPool); ok {
+		return p.BaseProcs()
 	}
-	return s.own.BaseProcs()
+	return runtime.GOMAXPROCS(0)
+}
+
+// setGOMAXPROCS runs set, a change of GOMAXPROCS, then gives priority
+// workers their Ps again over the new base (pool.SetPriority), so a
+// size row's GOMAXPROCS is what set chose.
+func (s *Session) setGOMAXPROCS(set func()) {
+	set()
+	if p, ok := s.pool.(priorityPool); ok && p.Priority() {
+		_ = p.SetPriority(true) // on already: it cannot fail
+	}
 }
 
 // gomaxprocsSource is who set GOMAXPROCS at start: the GOMAXPROCS
@@ -432,7 +457,7 @@ type ctl struct {
 func (s *Session) readCtl() ctl {
 	return ctl{
 		Run: Run{Scenario: s.scenName, Paused: s.paused, PerTask: s.own != nil && s.own.PerTask(),
-			Priority: s.own != nil && s.own.Priority(), Look: s.scen.Look()},
+			Priority: s.priorityOn(), Look: s.scen.Look()},
 		workers: s.workers, scenStart: s.scenStart, gmpSource: s.gmpSource,
 		gomaxprocs: runtime.GOMAXPROCS(0), // cheap: reads, sets nothing
 		search:     s.search.state(),
@@ -671,14 +696,14 @@ func (s *Session) apply(a Action) error {
 			k.Turn(a.Key)
 		}
 	case AddGOMAXPROCS:
-		n := addClamped(runtime.GOMAXPROCS(0), a.N, 1, runtime.NumCPU())
-		runtime.GOMAXPROCS(n) // resizing the pool never does this; only this action
+		n := addClamped(s.baseProcs(), a.N, 1, runtime.NumCPU())
+		s.setGOMAXPROCS(func() { runtime.GOMAXPROCS(n) }) // resizing the pool never does this; only this action
 		s.mu.Lock()
 		s.gmpSource = "offtop"
 		s.mu.Unlock()
 		s.enterSize(s.sizeKey())
 	case DefaultGOMAXPROCS:
-		runtime.SetDefaultGOMAXPROCS()
+		s.setGOMAXPROCS(runtime.SetDefaultGOMAXPROCS)
 		s.mu.Lock()
 		s.gmpSource = "runtime"
 		s.mu.Unlock()

@@ -3,8 +3,9 @@ package sweep
 // Columns defines every column of the table Result.Write prints, --fit's
 // model and the machine line (offtop sweep --help).
 const Columns = `columns (every figure the median of the runs, min-max after it when they differ):
-  name, Loops   with --loops or --per-task: the configuration as seed 001 names it
-                (plain, cluster, worker_threads, both; pool, per-task) and its Loops
+  name, Loops   with --loops, --per-task or --priority: the configuration as seed 001
+                names it (plain, cluster, worker_threads, both; pool, per-task;
+                plain, priority, or +priority after pool and per-task) and its Loops
   size          pool size; inline = 0 workers, the tasks run on the Loop;
                 R marks the recommended size (--fit)
   GOMAXPROCS    shown when rows differ in it: the Ps the runtime had

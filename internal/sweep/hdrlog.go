@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,8 +41,8 @@ func hdrStem(r Row) string {
 	if r.Loops > 0 {
 		stem = fmt.Sprintf("loops%d-%s", r.Loops, stem)
 	}
-	if r.Name == "pool" || r.Name == "per-task" {
-		stem += "-" + r.Name
+	if n := strings.TrimSuffix(r.Name, "+priority"); n == "pool" || n == "per-task" {
+		stem += "-" + n
 	}
 	if r.Priority {
 		stem += "-priority"

@@ -592,19 +592,23 @@ func fill(row *Row, last session.Snapshot, size session.SizeRow, task *hdr.Histo
 	}
 }
 
-// speedups fills Speedup and Efficiency against the 1-worker row.
+// speedups fills Speedup and Efficiency against the 1-worker row of the
+// same dispatch (pool or per-task, plain or priority workers; with
+// --loops, the last such row); a dispatch with no 1-worker row gets none.
 func speedups(rows []Row) {
-	var ref float64
+	type dispatch struct{ perTask, priority bool }
+	ref := map[dispatch]float64{}
 	for _, r := range rows {
 		if r.Workers == 1 {
-			ref = r.ThroughputPerS
+			ref[dispatch{r.PerTask, r.Priority}] = r.ThroughputPerS
 		}
 	}
-	if ref <= 0 {
-		return
-	}
 	for i := range rows {
-		sp := rows[i].ThroughputPerS / ref
+		one := ref[dispatch{rows[i].PerTask, rows[i].Priority}]
+		if one <= 0 {
+			continue
+		}
+		sp := rows[i].ThroughputPerS / one
 		rows[i].Speedup = ptr(sp)
 		if rows[i].Workers > 0 {
 			rows[i].Efficiency = ptr(sp / float64(rows[i].Workers))

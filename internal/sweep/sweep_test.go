@@ -317,3 +317,32 @@ func TestRunPriorityAddsRows(t *testing.T) {
 		t.Errorf("rows %q, want %q\n%s", got, want, progress.String())
 	}
 }
+
+// TestSpeedupsPerDispatch: plain, priority and per-task rows each compare
+// with their own 1-worker row, whatever order they come in.
+func TestSpeedupsPerDispatch(t *testing.T) {
+	rows := []Row{
+		{Workers: 1, ThroughputPerS: 10}, {Workers: 1, ThroughputPerS: 20, Priority: true}, {Workers: 1, ThroughputPerS: 40, PerTask: true},
+		{Workers: 2, ThroughputPerS: 15}, {Workers: 2, ThroughputPerS: 30, Priority: true}, {Workers: 2, ThroughputPerS: 60, PerTask: true},
+	}
+	speedups(rows)
+	for _, r := range rows[3:] {
+		if r.Speedup == nil || *r.Speedup != 1.5 {
+			t.Errorf("%+v: speed-up %v, want 1.5 against its own 1-worker row", r, r.Speedup)
+		}
+	}
+}
+
+// TestHdrStemsApart: every configuration of a --per-task --priority sweep
+// logs to a file of its own.
+func TestHdrStemsApart(t *testing.T) {
+	seen := map[string]string{}
+	for _, name := range []string{"pool", "per-task", "pool+priority", "per-task+priority"} {
+		r := Row{Name: name, Workers: 2, PerTask: strings.HasPrefix(name, "per-task"), Priority: strings.HasSuffix(name, "+priority")}
+		stem := hdrStem(r)
+		if other, ok := seen[stem]; ok {
+			t.Errorf("%s and %s both log to %s", other, name, stem)
+		}
+		seen[stem] = name
+	}
+}
