@@ -14,13 +14,25 @@ import (
 // c.PerTask; it returns that sample.
 func untilBatches(t *testing.T, c session.Config, n float64) session.Snapshot {
 	t.Helper()
+	snap, ok := batchesWithin(t, c, n, 60*time.Second)
+	if !ok {
+		t.Fatalf("%s: no %v batches in 60s", c.Scenario, n)
+	}
+	return snap
+}
+
+// batchesWithin is untilBatches with its own limit: false, and the last
+// sample, when n batches were not done within limit.
+func batchesWithin(t *testing.T, c session.Config, n float64, limit time.Duration) (session.Snapshot, bool) {
+	t.Helper()
 	c.Interval, c.Window = 20*time.Millisecond, time.Second
 	s, err := session.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(limit)
+	var last session.Snapshot
 	for {
 		select {
 		case snap := <-s.Samples():
@@ -31,11 +43,12 @@ func untilBatches(t *testing.T, c session.Config, n float64) session.Snapshot {
 			if snap.PerTask != c.PerTask {
 				t.Fatalf("snapshot per_task %v, want %v", snap.PerTask, c.PerTask)
 			}
+			last = snap
 			if r, ok := readout(snap, "batches"); ok && r.Value >= n {
-				return snap
+				return snap, true
 			}
 		case <-deadline:
-			t.Fatalf("%s: no %v batches in 60s", c.Scenario, n)
+			return last, false
 		}
 	}
 }

@@ -13,8 +13,14 @@ import (
 // goroutine per task, until 2 batches are done.
 func burst(t *testing.T, workers, jobs int, scale float64, perTask bool) session.Snapshot {
 	t.Helper()
-	return untilBatches(t, session.Config{Scenario: "count", Workers: workers, Scale: scale, PerTask: perTask,
-		Scenarios: scenarios.Config{CountJobs: jobs}}, 2)
+	return untilBatches(t, burstConfig(workers, jobs, scale, perTask), 2)
+}
+
+// burstConfig is count's burst of jobs jobs at workers, on the pool or
+// with a goroutine per task.
+func burstConfig(workers, jobs int, scale float64, perTask bool) session.Config {
+	return session.Config{Scenario: "count", Workers: workers, Scale: scale, PerTask: perTask,
+		Scenarios: scenarios.Config{CountJobs: jobs}}
 }
 
 // TestPerTaskBurstRunsEveryJobAtOnce: with a goroutine per task, a burst

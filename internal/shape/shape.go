@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/runq"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // Busy measures the machine for about d (runq.Measure) and returns why it
@@ -48,6 +49,34 @@ func Judge(t testing.TB) {
 		t.Logf("judged on a busy machine (%s=force): %s", ForceEnv, why)
 	default:
 		t.Skipf("not judged: the machine is busy (%s)", why)
+	}
+}
+
+// Watch starts reading how much of the machine others take (every
+// process but this one, and the host's steal: sysinfo.OthersCPUs) and
+// returns the check to call just before the shape is judged: it skips t
+// with "not judged: others took X of N CPUs during the test" when they
+// took more than sysinfo.BusyShare since Watch, so neighbours that come
+// after Judge cannot fail a shape (OFFTOP_SHAPE=force: it logs that
+// instead). For a shape measured inside this process only: its own child
+// processes count as others.
+func Watch(t testing.TB) (check func()) {
+	t.Helper()
+	p := sysinfo.NewProcStat("/")
+	start := p.ReadMachine()
+	return func() {
+		t.Helper()
+		defer p.Close()
+		others, ok := sysinfo.OthersCPUs(start, p.ReadMachine())
+		if !ok || !sysinfo.Busy(others, start.CPUs) {
+			return
+		}
+		why := fmt.Sprintf("others took %.2f of %d CPUs during the test, above %.0f%%", others, start.CPUs, 100*sysinfo.BusyShare)
+		if os.Getenv(ForceEnv) == "force" {
+			t.Logf("judged on a busy machine (%s=force): %s", ForceEnv, why)
+			return
+		}
+		t.Skipf("not judged: %s", why)
 	}
 }
 

@@ -24,12 +24,14 @@ func TestServerPriorityPingAtTheCores(t *testing.T) {
 		t.Skip("no priority workers on " + runtime.GOOS)
 	}
 	shape.Judge(t)
+	slow := shape.Watch(t)
 	cores := runtime.NumCPU()
 	res, err := Run(context.Background(), Config{Base: session.Config{Scenario: "server", Scale: 1},
 		Workers: []int{1, cores}, Duration: 5 * time.Second, Repeat: 3, Priority: true}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	slow()
 	var one, prio *float64
 	for _, r := range res.Rows {
 		switch {

@@ -1,6 +1,6 @@
 //go:build shape
 
-package sysinfo
+package sysinfo_test
 
 import (
 	"math"
@@ -10,13 +10,14 @@ import (
 
 	"github.com/offtop/offtop/internal/runq"
 	"github.com/offtop/offtop/internal/shape"
+	"github.com/offtop/offtop/internal/sysinfo"
 )
 
 // othersOver is the others' CPUs over d, read by p.
-func othersOver(p *ProcStat, d time.Duration) float64 {
+func othersOver(p *sysinfo.ProcStat, d time.Duration) float64 {
 	a := p.ReadMachine()
 	time.Sleep(d)
-	v, _ := OthersCPUs(a, p.ReadMachine())
+	v, _ := sysinfo.OthersCPUs(a, p.ReadMachine())
 	return v
 }
 
@@ -30,20 +31,20 @@ func TestShapeOthersAgreesWithRunq(t *testing.T) {
 		t.Skip("needs Linux on 2 CPUs")
 	}
 	shape.Judge(t)
-	p := NewProcStat("/")
+	p := sysinfo.NewProcStat("/")
 	defer p.Close()
 	quiet := othersOver(p, time.Second)
 	rq, _ := runq.Measure(300 * time.Millisecond)
-	t.Logf("quiet: others %.2f of 2 CPUs (busy %v); runq %s (busy %v)", quiet, Busy(quiet, 2), rq, rq.Busy())
-	if Busy(quiet, 2) != rq.Busy() {
-		t.Errorf("quiet: the reading says busy %v, runq %v", Busy(quiet, 2), rq.Busy())
+	t.Logf("quiet: others %.2f of 2 CPUs (busy %v); runq %s (busy %v)", quiet, sysinfo.Busy(quiet, 2), rq, rq.Busy())
+	if sysinfo.Busy(quiet, 2) != rq.Busy() {
+		t.Errorf("quiet: the reading says busy %v, runq %v", sysinfo.Busy(quiet, 2), rq.Busy())
 	}
 	shape.Spin(t, 2)
 	time.Sleep(200 * time.Millisecond)
 	busy := othersOver(p, time.Second)
 	rb, _ := runq.Measure(300 * time.Millisecond)
-	t.Logf("two loops: others %.2f of 2 CPUs (busy %v); runq %s (busy %v)", busy, Busy(busy, 2), rb, rb.Busy())
-	if math.Abs(busy-2) > 0.5 || !Busy(busy, 2) || !rb.Busy() {
-		t.Errorf("two loops: others %.2f (busy %v), runq busy %v: want about 2, both busy", busy, Busy(busy, 2), rb.Busy())
+	t.Logf("two loops: others %.2f of 2 CPUs (busy %v); runq %s (busy %v)", busy, sysinfo.Busy(busy, 2), rb, rb.Busy())
+	if math.Abs(busy-2) > 0.5 || !sysinfo.Busy(busy, 2) || !rb.Busy() {
+		t.Errorf("two loops: others %.2f (busy %v), runq busy %v: want about 2, both busy", busy, sysinfo.Busy(busy, 2), rb.Busy())
 	}
 }
