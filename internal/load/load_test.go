@@ -13,6 +13,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // A request vegeta took up 1 s after it was due and that was answered in
@@ -77,9 +78,7 @@ func TestLoadStatusClasses(t *testing.T) {
 		}
 		return true
 	}
-	for deadline := time.Now().Add(30 * time.Second); !answered() && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // waits for answers; no figure depends on it
-	}
+	testkit.WaitFor(t, "3 answers at every target", 30*time.Second, answered)
 	l.Stop()
 	f := l.Figures(routes)
 	if f.Spec != spec.String() || len(f.Targets) != 3 {
@@ -123,12 +122,11 @@ func TestLoadRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Stop()
-	deadline := time.Now().Add(30 * time.Second)
 	var f session.LoadTarget
-	for f.Errors < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // waits for the requests to fail; no figure depends on it
+	testkit.WaitFor(t, "3 refused requests", 30*time.Second, func() bool {
 		f = l.Figures(nil).Targets[0]
-	}
+		return f.Errors >= 3
+	})
 	if f.Errors < 3 || f.ErrorsWindow < 3 || f.Error != "connection refused" || f.Status.Total() != 0 || f.Route != "" {
 		t.Fatalf("figures %+v: want 3 errors or more, connection refused, no answer, no route", f)
 	}
