@@ -127,14 +127,14 @@ func offtopFlags(o *options) (fs *cliflag.Set, keys *string, check func(map[stri
 	c := &o.session
 	fs.StringVar(&c.Scenario, "scenario", scenarios.Default, "`NAME` workload (see 'offtop scenarios')")
 	fs.Var(decimal.Var(&c.Workers, -1), "workers", fmt.Sprintf("`N` pool size 0..%d, 0 = inline on the Loop (default: suggested)", session.MaxWorkers))
-	fs.Range("workers", fmt.Sprintf("0..%d", session.MaxWorkers))
+	fs.Range("workers", session.WorkersRange)
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` sample and redraw period, RANGE")
 	durFlag(fs, &c.Resolution, "resolution", session.DefaultResolution, resolutionRange, "`D` Loop-delay probe period, RANGE")
 	durFlag(fs, &c.Window, "window", session.DefaultWindow, windowRange,
 		fmt.Sprintf("`D` window of percentiles, maxima and rates, RANGE and %d probe periods or more", minWindowProbes))
 	fs.Float64Var(&c.Scale, "scale", 1, fmt.Sprintf("`F` work size multiplier, above 0 up to %d", maxScale))
-	fs.Range("scale", fmt.Sprintf("(0, %d]", maxScale))
+	fs.Range("scale", session.ScaleRange)
 	fs.Var(decimal.Var(&c.GOMAXPROCS, 0), "gomaxprocs",
 		"start with GOMAXPROCS `N` (1..NumCPU) to emulate a smaller machine (default: the runtime's; g, G and = change it live)")
 	fs.Range("gomaxprocs", fmt.Sprintf("1..%d (NumCPU)", runtime.NumCPU()))
@@ -169,26 +169,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	seen := fs.Seen()
 	c := &o.session
-	switch {
-	case c.Priority && !pool.PriorityAvailable():
-		return o, usagef("--priority: %v", pool.ErrPriorityUnavailable)
-	case c.Paused && c.NoLoad:
-		return o, usagef("--paused with --no-load: --no-load already starts without the scenario's load, its size held")
-	case seen["workers"] && (c.Workers < 0 || c.Workers > session.MaxWorkers):
-		return o, usagef("--workers: out of range 0..%d: %d", session.MaxWorkers, c.Workers)
-	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):
-		return o, usagef("--gomaxprocs: out of range 1..%d (NumCPU): %d", runtime.NumCPU(), c.GOMAXPROCS)
-	case c.Interval < c.Resolution:
-		return o, tooShort("interval", seen, c.Interval, c.Resolution,
-			fmt.Sprintf("the probe's --resolution %v, so samples would come faster than the probe reads the Loop", c.Resolution))
-	case c.Window < c.Interval:
-		return o, tooShort("window", seen, c.Window, c.Interval, fmt.Sprintf("--interval %v", c.Interval))
-	case c.Window < minWindowProbes*c.Resolution:
-		return o, tooShort("window", seen, c.Window, minWindowProbes*c.Resolution,
-			fmt.Sprintf("%d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing",
-				minWindowProbes, minWindowProbes*c.Resolution, c.Resolution))
-	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
-		return o, usagef("--stall: longer than --stall-every %v: %v", c.Scenarios.StallPeriod, c.Scenarios.StallDuration)
+	if err := checkSession(c, seen); err != nil {
+		return o, err
 	}
 	if err := checkSeeds(seen); err != nil {
 		return o, err
@@ -201,11 +183,60 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	return o, err
 }
 
+// checkSession checks what the session's flags say together; the bounds
+// of a Config's fields are session's (Config.Validate's checks).
+func checkSession(c *session.Config, seen map[string]bool) error {
+	switch {
+	case c.Priority && !pool.PriorityAvailable():
+		return usagef("--priority: %v", pool.ErrPriorityUnavailable)
+	case c.Paused && c.NoLoad:
+		return usagef("--paused with --no-load: --no-load already starts without the scenario's load, its size held")
+	case seen["workers"] && c.Workers < 0: // the Config's suggested size: no --workers
+		return usagef("--workers: out of range %s: %d", session.WorkersRange, c.Workers)
+	}
+	if err := session.CheckWorkers(c.Workers); err != nil {
+		return flagError(err, seen)
+	}
+	switch {
+	case seen["gomaxprocs"] && (c.GOMAXPROCS < 1 || c.GOMAXPROCS > runtime.NumCPU()):
+		return usagef("--gomaxprocs: out of range 1..%d (NumCPU): %d", runtime.NumCPU(), c.GOMAXPROCS)
+	case c.Interval < c.Resolution:
+		return tooShort("interval", seen, c.Interval, c.Resolution,
+			fmt.Sprintf("the probe's --resolution %v, so samples would come faster than the probe reads the Loop", c.Resolution))
+	}
+	if err := session.CheckSampling(c.Interval, c.Resolution, c.Window); err != nil {
+		return flagError(err, seen)
+	}
+	switch {
+	case c.Window < minWindowProbes*c.Resolution:
+		return tooShort("window", seen, c.Window, minWindowProbes*c.Resolution,
+			fmt.Sprintf("%d probe periods (%v at --resolution %v), so its percentiles would hold almost nothing",
+				minWindowProbes, minWindowProbes*c.Resolution, c.Resolution))
+	case c.Scenarios.StallDuration > c.Scenarios.StallPeriod:
+		return usagef("--stall: longer than --stall-every %v: %v", c.Scenarios.StallPeriod, c.Scenarios.StallDuration)
+	}
+	return nil
+}
+
+// flagError is err, an error of session's checks, said of the flag that
+// sets the field: "--scale: out of range (0, 1000]: 0".
+func flagError(err error, seen map[string]bool) error {
+	var ce *session.ConfigError
+	switch {
+	case !errors.As(err, &ce):
+		return usagef("%v", err)
+	case ce.Than != "":
+		v, _ := ce.Value.(time.Duration)
+		return tooShort(ce.Field, seen, v, ce.Least, fmt.Sprintf("--%s %v", ce.Than, ce.Least))
+	}
+	return usagef("--%s: out of range %s: %v", ce.Field, ce.Range, ce.Value)
+}
+
 // checkWorkload checks --scale and --scenario, and that every flag given
 // is one the scenario reads: offtop's and sweep's alike.
 func checkWorkload(c *session.Config, seen map[string]bool) error {
-	if !(c.Scale > 0 && c.Scale <= maxScale) {
-		return usagef("--scale: out of range (0, %d]: %v", maxScale, c.Scale)
+	if err := session.CheckScale(c.Scale); err != nil {
+		return flagError(err, seen)
 	}
 	if _, ok := scenarios.Lookup(c.Scenario); !ok {
 		return usagef("--scenario: unknown (have: %s): %s", strings.Join(scenarios.Names(), ", "), quote(c.Scenario))
@@ -239,8 +270,8 @@ type durRange struct {
 // the start) far from time.Duration's limit of 2562047h.
 var (
 	runRange        = durRange{0, 8760 * time.Hour, "0..8760h"} // --duration, a --keys offset
-	intervalRange   = durRange{time.Millisecond, time.Minute, "1ms..1m"}
-	resolutionRange = durRange{100 * time.Microsecond, time.Second, "100us..1s"}
+	intervalRange   = durRange{session.MinInterval, time.Minute, "1ms..1m"}
+	resolutionRange = durRange{session.MinResolution, time.Second, "100us..1s"}
 	windowRange     = durRange{0, 24 * time.Hour, "--interval..24h"} // the lower bound checked against --interval and --resolution
 	stallRange      = durRange{time.Millisecond, time.Minute, "1ms..1m"}
 	stallEveryRange = durRange{time.Millisecond, time.Hour, "1ms..1h"}
@@ -264,9 +295,8 @@ func tooShort(name string, seen map[string]bool, v, least time.Duration, than st
 // a 10ms resolution read null in every sample).
 const minWindowProbes = 5
 
-// maxScale is the largest --scale offtop takes, for offtop and sweep alike
-// (this project's choice: at 1000 a task of every scenario takes seconds).
-const maxScale = 1000
+// maxScale is the largest --scale offtop and sweep take.
+const maxScale = session.MaxScale
 
 // run is main without os.Exit: it returns the exit code. A panic on any
 // goroutine offtop starts (crash.Go, crash.Recover), this one included,

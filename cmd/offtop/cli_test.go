@@ -140,3 +140,30 @@ func TestDurationReason(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagBoundsAreTheSessions: --scale, --workers and --window are
+// refused exactly where session's checks refuse the field, each with one
+// line naming the flag.
+func TestFlagBoundsAreTheSessions(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		refused error
+	}{
+		{[]string{"--scale", "1000"}, session.CheckScale(1000)},
+		{[]string{"--scale", "1000.5"}, session.CheckScale(1000.5)},
+		{[]string{"--scale", "1e-9"}, session.CheckScale(1e-9)},
+		{[]string{"--workers", "256"}, session.CheckWorkers(256)},
+		{[]string{"--workers", "257"}, session.CheckWorkers(257)},
+		{[]string{"--interval", "1s", "--window", "999ms"}, session.CheckSampling(time.Second, session.DefaultResolution, 999*time.Millisecond)},
+		{[]string{"--interval", "1s", "--window", "1s"}, session.CheckSampling(time.Second, session.DefaultResolution, time.Second)},
+	} {
+		_, err := parse(c.args, io.Discard)
+		if (err != nil) != (c.refused != nil) {
+			t.Errorf("%q: parse %v, session %v", c.args, err, c.refused)
+			continue
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), c.args[len(c.args)-2]+": ") {
+			t.Errorf("%q: %q does not name %s", c.args, err, c.args[len(c.args)-2])
+		}
+	}
+}

@@ -41,7 +41,7 @@ func sweepFlags(c *sweep.Config, asJSON *bool) (fs *cliflag.Set, workers, repeat
 	workers = fs.String("workers", "0,1,2,4,8", fmt.Sprintf("`LIST` pool sizes 0..%d, e.g. 0,1,2,4,8", session.MaxWorkers))
 	durFlag(fs, &c.Duration, "duration", 5*time.Second, sweepRange, "`D` measured time per size, RANGE, after a short warm-up")
 	fs.Float64Var(&c.Base.Scale, "scale", 1, fmt.Sprintf("`F` work size multiplier, above 0 up to %d", maxScale))
-	fs.Range("scale", fmt.Sprintf("(0, %d]", maxScale))
+	fs.Range("scale", session.ScaleRange)
 	repeat = fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), fmt.Sprintf("`K` runs of each size, 1..%d, interleaved 1,2,4,1,2,4,... each on a fresh session; a row is the median of its runs", sweep.MaxRepeat))
 	fs.Var(decimal.Var(&c.Load, 0), "load", fmt.Sprintf("`N` start each run N load steps up (] presses; negative: [), -%d..%d, applied at once, a scenario's last level kept past it (default: the scenario's sweep load; io: +2, 160 calls/s)", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps))
 	fs.Range("load", fmt.Sprintf("-%d..%d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps))

@@ -15,79 +15,14 @@ import (
 
 	guard "github.com/offtop/offtop/internal/crash"
 
-	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/probe"
 	"github.com/offtop/offtop/internal/sysinfo"
 	"github.com/offtop/offtop/internal/workload"
-	"github.com/offtop/offtop/latency"
-	"github.com/offtop/offtop/looplag"
 	"github.com/offtop/offtop/pool"
 )
 
-// Defaults of Config's zero fields; the CLI's flags default to these.
-const (
-	DefaultInterval   = 250 * time.Millisecond
-	DefaultResolution = looplag.DefaultResolution
-	DefaultWindow     = latency.DefaultWindow
-)
-
-// MaxWorkers is the largest pool size an Action may ask for.
-const MaxWorkers = pool.MaxSize
-
-// Config describes a run. Zero fields take the defaults above; Workers < 0
-// means the suggested size (Suggested: the scenario's own default when it
-// has one, workload.Info.Workers).
-type Config struct {
-	Scenario   string // the catalog's Default when empty
-	Workers    int
-	Interval   time.Duration // sampling period
-	Resolution time.Duration // Loop-delay probe period
-	Window     time.Duration // sliding window of percentiles, maxima and rates
-	Scale      float64       // work size multiplier; 1 when 0
-	MaxQueue   int           // pool queue bound; 0 = unbounded
-	// GOMAXPROCS, when > 0, sets GOMAXPROCS at start (clamped to
-	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
-	// runtime.
-	GOMAXPROCS int
-	// NoLoad starts the run paused: the scenario's own load off, as after
-	// space, so an outside load generator can drive its server.
-	NoLoad bool
-	// PerTask starts the run with a goroutine per task instead of the
-	// pool's workers (pool.SetPerTask; the u key toggles it).
-	PerTask bool
-	// Priority starts the run with priority workers (pool.SetPriority;
-	// the y key toggles it); New fails where the OS has none.
-	Priority bool
-	// Paused starts the run paused, as space does at once: the
-	// scenario's load off and no size row held until space.
-	Paused    bool
-	Scenarios workload.Config
-	// Catalog is where Scenario and the tab key's next come from; nil is
-	// the registered one (workload.Registered: the scenarios', when
-	// linked). A Program needs none.
-	Catalog workload.Catalog
-	// Clock is the time the session's schedules run on: when a sample and
-	// a search step are due, a sample's Elapsed and dt, a size row's held
-	// time and the windows of its percentiles. It is passed on to the
-	// scenarios (Scenarios.Clock, unless set). nil is the wall clock
-	// (clock.Real); a test passes a *clock.Fake. The probes and the pool
-	// time their work on the real clock, always.
-	Clock clock.Clock
-	// Machine reads how much CPU the rest of the machine uses (the
-	// header's others, each size row's machine_busy); nil is /proc/stat
-	// (sysinfo.NewProcStat). A test passes a fake machine.
-	Machine sysinfo.MachineReader
-	// Program, when not nil, makes the session watch a running program
-	// (its pool, its loop) instead of running Scenario; Workers, Scale,
-	// MaxQueue, PerTask and Scenarios are then ignored.
-	Program *Program
-}
-
-// Errors of New and Apply.
-var (
-	ErrConfig = errors.New("invalid session config")
-	ErrAction = errors.New("invalid action")
-)
+// ErrAction is the error of an Action Apply refuses.
+var ErrAction = errors.New("invalid action")
 
 // Session is one run. Its methods are safe for concurrent use.
 type Session struct {
@@ -180,33 +115,9 @@ const maxPending = 1024
 // New validates c and starts the run: Loop, pool, probes, scenario and
 // sampler. The first sample is taken after one Interval.
 func New(c Config) (*Session, error) {
-	if c.Interval == 0 {
-		c.Interval = DefaultInterval
-	}
-	if c.Resolution == 0 {
-		c.Resolution = DefaultResolution
-	}
-	if c.Window == 0 {
-		c.Window = DefaultWindow
-	}
-	if c.Scale == 0 {
-		c.Scale = 1
-	}
-	c.Clock = clock.Or(c.Clock)
-	if c.Scenarios.Clock == nil {
-		c.Scenarios.Clock = c.Clock
-	}
-	switch {
-	case c.Interval < time.Millisecond:
-		return nil, fmt.Errorf("%w: interval %v is below 1ms", ErrConfig, c.Interval)
-	case c.Resolution < 100*time.Microsecond:
-		return nil, fmt.Errorf("%w: resolution %v is below 100us", ErrConfig, c.Resolution)
-	case c.Window < c.Interval:
-		return nil, fmt.Errorf("%w: window %v is shorter than the interval %v", ErrConfig, c.Window, c.Interval)
-	case c.Scale < 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0):
-		return nil, fmt.Errorf("%w: scale %v must be > 0", ErrConfig, c.Scale)
-	case c.Workers > MaxWorkers:
-		return nil, fmt.Errorf("%w: workers %d is above %d", ErrConfig, c.Workers, MaxWorkers)
+	c = c.withDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	tg, err := newTarget(&c)
 	if err != nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -201,10 +202,42 @@ func TestBadConfig(t *testing.T) {
 		{Resolution: time.Nanosecond},
 		{Workers: MaxWorkers + 1},
 		{Scale: -1},
+		{Scale: MaxScale + 1},
+		{Interval: time.Second, Window: 500 * time.Millisecond},
 	} {
 		if s, err := New(c); err == nil {
 			s.Close()
 			t.Errorf("%+v: no error", c)
+		} else if !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v is not ErrConfig", c, err)
+		}
+	}
+}
+
+// TestValidateNamesTheField: Validate checks a Config as it is (a zero
+// field is refused, not defaulted) and names the field out of bounds.
+func TestValidateNamesTheField(t *testing.T) {
+	ok := Config{Interval: DefaultInterval, Resolution: DefaultResolution, Window: DefaultWindow, Scale: 1, Workers: -1}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("%+v: %v", ok, err)
+	}
+	for _, c := range []struct {
+		edit  func(*Config)
+		field string
+		msg   string
+	}{
+		{func(c *Config) { c.Interval = 0 }, "interval", "interval: out of range 1ms..: 0s"},
+		{func(c *Config) { c.Resolution = 99 * time.Microsecond }, "resolution", "resolution: out of range 100µs..: 99µs"},
+		{func(c *Config) { c.Window = time.Millisecond }, "window", "window: shorter than interval 250ms: 1ms"},
+		{func(c *Config) { c.Scale = 0 }, "scale", "scale: out of range (0, 1000]: 0"},
+		{func(c *Config) { c.Scale = math.NaN() }, "scale", "scale: out of range (0, 1000]: NaN"},
+		{func(c *Config) { c.Workers = MaxWorkers + 1 }, "workers", "workers: out of range 0..256: 257"},
+	} {
+		bad := ok
+		c.edit(&bad)
+		var ce *ConfigError
+		if err := bad.Validate(); !errors.As(err, &ce) || ce.Field != c.field || err.Error() != c.msg {
+			t.Errorf("%+v: %v, want a ConfigError %q", bad, err, c.msg)
 		}
 	}
 }
