@@ -7,6 +7,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/offtop/offtop/internal/scenarios"
+	"github.com/offtop/offtop/internal/testkit"
 	"github.com/offtop/offtop/pool"
 )
 
@@ -19,8 +21,7 @@ func TestPriorityKeepsItsOwnRows(t *testing.T) {
 	}
 	defer goleak.VerifyNone(t)
 	base := runtime.GOMAXPROCS(0)
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
-	<-s.Samples()
+	s, clk := onFake(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
 	if err := s.Apply(Action{Kind: TogglePriority}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestPriorityKeepsItsOwnRows(t *testing.T) {
 		}
 		return plain, prio
 	}
-	waitFor(t, "a plain and a priority row at 2 workers", func() bool {
+	testkit.StepUntil(t, clk, "a plain and a priority row at 2 workers", func() bool {
 		plain, prio := rows()
 		return plain != nil && prio != nil && prio.Current && !plain.Current
 	})
@@ -50,7 +51,7 @@ func TestPriorityKeepsItsOwnRows(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != base {
 		t.Fatalf("priority off: GOMAXPROCS %d, want %d", runtime.GOMAXPROCS(0), base)
 	}
-	waitFor(t, "the plain row in force again", func() bool {
+	testkit.StepUntil(t, clk, "the plain row in force again", func() bool {
 		plain, prio := rows()
 		return !s.Snapshot().Priority && plain != nil && plain.Current && prio != nil && !prio.Current
 	})
@@ -61,14 +62,17 @@ func TestPriorityKeepsItsOwnRows(t *testing.T) {
 }
 
 // TestPausedStartsPaused: Config.Paused pauses the load before the
-// scenario starts, so the stall scenario never stalls, and holds no size.
+// scenario starts, so the stall scenario never stalls (over two of its
+// periods on the fake clock), and holds no size.
 func TestPausedStartsPaused(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := newSession(t, Config{Scenario: "stall", Workers: 1, Paused: true, Interval: 20 * time.Millisecond})
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 1, Paused: true, Interval: 20 * time.Millisecond})
 	var snap Snapshot
-	for range 10 {
-		snap = <-s.Samples()
+	for time.Duration(snap.Elapsed) < 2*(scenarios.DefaultStallPeriod+scenarios.DefaultStallDuration) {
+		snap = step()
+		drainLoop(s) // a stall posted by now has run before the next sample
 	}
+	snap = step()
 	if !snap.Paused {
 		t.Error("not paused")
 	}
@@ -85,6 +89,13 @@ func TestPausedStartsPaused(t *testing.T) {
 	s.Close()
 }
 
+// drainLoop returns once the Loop has run what was posted on it before.
+func drainLoop(s *Session) {
+	done := make(chan struct{})
+	s.loop.Post(func() { close(done) })
+	<-done
+}
+
 // TestGOMAXPROCSKeysKeepPriorityPs: with priority workers on, g, G and =
 // move the base GOMAXPROCS and the pool's Ps stay added over it, so the
 // size row names the base and GOMAXPROCS is base + size.
@@ -96,7 +107,7 @@ func TestGOMAXPROCSKeysKeepPriorityPs(t *testing.T) {
 		t.Skip("needs 2 CPUs to move GOMAXPROCS down and up")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Priority: true})
+	s, clk := onFake(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Priority: true})
 	defer s.Close()
 	want := func(what string, base int) {
 		t.Helper()
@@ -105,7 +116,7 @@ func TestGOMAXPROCSKeysKeepPriorityPs(t *testing.T) {
 		if got := runtime.GOMAXPROCS(0); got != base+2 {
 			t.Fatalf("%s: GOMAXPROCS %d, want %d (base %d + 2 workers)", what, got, base+2, base)
 		}
-		waitFor(t, what+": the row in force at the base, priority", func() bool {
+		testkit.StepUntil(t, clk, what+": the row in force at the base, priority", func() bool {
 			snap := s.Snapshot()
 			for _, r := range snap.Sizes {
 				if r.Current {

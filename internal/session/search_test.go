@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 func TestSearchSizes(t *testing.T) {
@@ -146,11 +147,11 @@ func TestCanceledSearchPostsNothing(t *testing.T) {
 // "auto: done" title outlived the rows), and r during one cancels it and
 // forgets it too.
 func TestResetForgetsTheSearch(t *testing.T) {
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond})
+	s, clk := onFake(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond})
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the search to finish", func() bool { return s.Snapshot().Search.Done() })
+	testkit.StepUntil(t, clk, "the search to finish", func() bool { return s.Snapshot().Search.Done() })
 	if err := s.Apply(Action{Kind: Reset}); err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +161,18 @@ func TestResetForgetsTheSearch(t *testing.T) {
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the search to hold a size", func() bool { q := s.Snapshot().Search; return q.Running && q.Left > 0 })
+	testkit.StepUntil(t, clk, "the search to hold a size", func() bool { q := s.Snapshot().Search; return q.Running && q.Left > 0 })
+	q := s.Snapshot().Search
 	if err := s.Apply(Action{Kind: Reset}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Past the holds of every size of every pass: a search still running
+	// would have moved or finished by now.
+	for end := clk.Now().Add(time.Duration(SearchMaxPasses*len(q.Sizes)+1) * time.Duration(q.Hold)); clk.Now().Before(end); {
+		if _, ok := clk.Step(testkit.Patience); !ok {
+			t.Fatal("nothing waits on the fake clock: the sampler stopped")
+		}
+	}
 	if q := s.Snapshot().Search; q.Fit != nil || q.Sizes != nil || q.Running || q.Canceled {
 		t.Errorf("search after r during it: %+v", q)
 	}

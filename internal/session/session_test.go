@@ -12,32 +12,33 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/clock"
+	"github.com/offtop/offtop/internal/testkit"
 
 	"github.com/offtop/offtop/internal/scenarios"
 	"go.uber.org/goleak"
 )
 
-// waitFor polls cond until it holds or a generous deadline passes.
+// waitFor polls cond until it holds (testkit.Patience).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, 0, cond)
 }
 
-// stepped is newSession on a fake clock (the sampler's and the
-// scenarios' schedules; the probes and the pool keep real time), and
-// step, which moves the clock one interval and returns the sample that
-// brings: no sample comes unless the test steps.
-func stepped(t *testing.T, c Config) (*Session, func() Snapshot) {
+// onFake is newSession on a fake clock (the sampler's, the search's and
+// the scenarios' schedules; the probes and the pool keep real time): no
+// sample comes unless the test moves it (testkit.StepUntil).
+func onFake(t *testing.T, c Config) (*Session, *clock.Fake) {
 	t.Helper()
 	clk := clock.NewFake(time.Now())
 	c.Clock = clk
-	s := newSession(t, c)
+	return newSession(t, c), clk
+}
+
+// stepped is onFake and step, which moves the clock one interval and
+// returns the sample that brings.
+func stepped(t *testing.T, c Config) (*Session, func() Snapshot) {
+	t.Helper()
+	s, clk := onFake(t, c)
 	iv := s.cfg.Interval
 	return s, func() Snapshot {
 		t.Helper()
@@ -73,9 +74,9 @@ func newSession(t *testing.T, c Config) *Session {
 
 func TestCountsAddUpAtEverySample(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
-	n := 0
-	for snap := range s.Samples() {
+	s, step := stepped(t, Config{Scenario: "count", Workers: 2, Scale: 0.01})
+	for n := range 30 {
+		snap := step()
 		if got := snap.Completed + snap.Failed + snap.TimedOut + snap.Canceled + snap.Running + snap.QueueDepth; !snap.Balanced() {
 			t.Fatalf("sample %d: completed+failed+running+queued = %d, submitted = %d", n, got, snap.Submitted)
 		}
@@ -86,9 +87,6 @@ func TestCountsAddUpAtEverySample(t *testing.T) {
 			if b < 0 || b > 1 {
 				t.Fatalf("fraction %v outside 0..1", b)
 			}
-		}
-		if n++; n == 30 {
-			break
 		}
 	}
 	s.Close()
@@ -407,8 +405,8 @@ func TestCloseAnswersWaitingActions(t *testing.T) {
 // cumulative counts go on and still balance (the newcomer saw io, login,
 // stall and server all say "failed 4" after crash).
 func TestPoolCountsPerScenario(t *testing.T) {
-	s := newSession(t, Config{Scenario: "crash", Workers: 2, Scale: 0.01})
-	waitFor(t, "a failed task in crash", func() bool { return s.Snapshot().Failed > 0 })
+	s, clk := onFake(t, Config{Scenario: "crash", Workers: 2, Scale: 0.01})
+	testkit.StepUntil(t, clk, "a failed task in crash", func() bool { return s.Snapshot().Failed > 0 })
 	if err := s.Apply(Action{Kind: NextScenario}); err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +415,7 @@ func TestPoolCountsPerScenario(t *testing.T) {
 		t.Fatalf("after tab: scenario %s, start %+v", snap.Scenario, snap.ScenarioStart)
 	}
 	failed := snap.ScenarioStart.Failed
-	waitFor(t, "io's samples", func() bool {
+	testkit.StepUntil(t, clk, "io's samples", func() bool {
 		n := s.Snapshot()
 		return n.Completed > n.ScenarioStart.Completed+5
 	})
@@ -456,10 +454,10 @@ func TestLoadShowsAtOnce(t *testing.T) {
 // its median is within the longest submit-to-end.
 func TestTaskRunInTheStream(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := newSession(t, Config{Scenario: "count", Workers: 1, Scale: 0.05, Window: 30 * time.Second})
+	s, step := stepped(t, Config{Scenario: "count", Workers: 1, Scale: 0.05, Window: 30 * time.Second})
 	var snap Snapshot
 	for snap.Task.Count < 5 {
-		snap = <-s.Samples()
+		snap = step()
 	}
 	b, err := json.Marshal(snap)
 	if err != nil {
