@@ -98,6 +98,7 @@ func poolWorkers(t *testing.T, addr string) int {
 // written after 3.5s (the 3s:4 step, plus a margin for the round trip)
 // say 4 workers, and the example's own pool has 4.
 func TestAttachExampleHeadless(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	addr, _ := startService(t, "127.0.0.1:0")
 	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "6s", "--keys", "3s:4")
 	var n, late int
@@ -123,6 +124,7 @@ func TestAttachExampleHeadless(t *testing.T) {
 
 // TestAttachRefusals: each cause is one line naming it, exit 2.
 func TestAttachRefusals(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -185,6 +187,7 @@ func freePort(t *testing.T) string {
 // address, live figures are back within 2s; q exits 0 and restores the
 // terminal.
 func TestAttachTUIDisconnected(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	listen := freePort(t)
 	addr, kill := startService(t, listen)
@@ -292,6 +295,7 @@ func TestServiceNoAgentSaysSo(t *testing.T) {
 // stderr how many figures were out of range. It exited 1 at the first
 // such line ("json: error calling MarshalJSON for type session.Shares").
 func TestAttachHeadlessOutOfRange(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	// Real lines, from offtop itself.
 	out, err := exec.Command(bin, "--headless", "--no-summary", "--scenario", "count", "--workers", "2", "--duration", "1500ms").Output()

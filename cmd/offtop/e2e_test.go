@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,9 +37,11 @@ func buildTestHooksBinary(t *testing.T) string {
 
 // buildTagged builds offtop with the build tags tags (none when "") into
 // a temporary directory, once: *cache holds the path after the first call.
-// It is not safe for concurrent use.
+// Parallel tests share the one build (buildMu).
 func buildTagged(t *testing.T, cache *string, tags string) string {
 	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	if *cache != "" {
 		return *cache
 	}
@@ -58,7 +62,10 @@ func buildTagged(t *testing.T, cache *string, tags string) string {
 	return bin
 }
 
-var binPath, hooksBinPath string
+var (
+	binPath, hooksBinPath string
+	buildMu               sync.Mutex // guards the two paths and their builds
+)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -123,6 +130,7 @@ func TestBinaryInTmux(t *testing.T) {
 // TestHeadlessLinesAreJSON runs the binary headless for 3s: every line
 // parses as JSON with the required fields (session.RequiredJSONFields), and the counts add up.
 func TestHeadlessLinesAreJSON(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "--headless", "--duration", "3s", "--scenario", "stall", "--keys", "1s:2 2s:0")
@@ -208,19 +216,31 @@ func TestBadInputExits2(t *testing.T) {
 // TestSweepPrintsTableAndJSON runs a short sweep of the stall scenario both
 // ways: a table with its first line, and one valid JSON object.
 func TestSweepPrintsTableAndJSON(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	args := []string{"sweep", "--scenario", "stall", "--workers", "0,1", "--duration", "1s"}
-	table, err := exec.Command(bin, args...).Output()
-	if err != nil {
-		t.Fatalf("sweep: %v", err)
+	// The table and the JSON, two sweeps at once: each mostly waits.
+	var (
+		table, out []byte
+		terr, jerr error
+		wg         sync.WaitGroup
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); table, terr = exec.Command(bin, args...).Output() }()
+	go func() {
+		defer wg.Done()
+		out, jerr = exec.Command(bin, append(slices.Clip(args), "--json")...).Output()
+	}()
+	wg.Wait()
+	if terr != nil {
+		t.Fatalf("sweep: %v", terr)
 	}
 	lines := strings.Split(strings.TrimSpace(string(table)), "\n") // first line, header, 2 rows, best, machine
 	if !strings.HasPrefix(string(table), "stall: GOMAXPROCS ") || len(lines) != 6 || !strings.HasPrefix(lines[5], "machine: ") {
 		t.Errorf("table:\n%s", table)
 	}
-	out, err := exec.Command(bin, append(args, "--json")...).Output()
-	if err != nil {
-		t.Fatalf("sweep --json: %v", err)
+	if jerr != nil {
+		t.Fatalf("sweep --json: %v", jerr)
 	}
 	var res struct {
 		Scenario string
@@ -334,6 +354,7 @@ func TestHeadlessIntoClosedPipe(t *testing.T) {
 // histogram holds up to 100s, beyond that it clamps and counts), the
 // skipped sample times are counted, and sampling resumes.
 func TestStopTheWorldFromOutside(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	if testing.Short() {
 		t.Skip("6s of real time")
 	}

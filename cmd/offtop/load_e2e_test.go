@@ -50,6 +50,7 @@ func TestAttachLoadRefusals(t *testing.T) {
 // middleware's routes, with answers counted; every key it has is named
 // in docs/json-lines.md's load_client row.
 func TestAttachLoadHeadless(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0")
 	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "4s", "--load", "/ping=20/s,/fib?n=20=10/s")
 	var last map[string]any

@@ -14,6 +14,7 @@ import (
 // stretch: the requests due while it was stopped count from when they
 // were due. A busy machine only makes the figure larger.
 func TestAttachLoadSeesStoppedService(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0")
 	pid := agentPID(t, addr)
 	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "9s", "--load", "/ping=50/s")

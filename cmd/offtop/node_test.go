@@ -28,6 +28,7 @@ func needNode(t *testing.T) {
 // the counts add up), and the end of --duration ends the program. (At pool 0 the load's fib(37) runs on the
 // main thread, which then answers no one, the agent included.)
 func TestNodeHeadless(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	needNode(t)
 	cmd := exec.Command(buildBinary(t), "node", "--headless", "--duration", "8s", "--keys", "2s:2",
 		"--", "../../node/examples/server.js", "--load", "1", "--workers", "1", "--listen", "127.0.0.1:0")
@@ -108,6 +109,7 @@ func headlessLines(t *testing.T, cmd *exec.Cmd, each func(line string, at time.D
 // program that exits at once or throws: one line naming it, the
 // program's status, within seconds.
 func TestNodeBadStarts(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	write := func(name, src string) {

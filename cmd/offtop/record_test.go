@@ -210,8 +210,8 @@ const markHotWarm = "!▲"
 // crosses the hot threshold) with NO_COLOR=1: the bytes carry no colour
 // SGR at all, dashboard and summary, while the marks still show.
 func TestNoColorCastHasNoColour(t *testing.T) {
-	bin := buildBinary(t) // before Parallel: buildBinary is not safe for concurrent use
 	t.Parallel()
+	bin := buildBinary(t)
 	_, _, evs, _ := recordCast(t, 100, 30, bin+" --scenario stall --duration 3s", "NO_COLOR=1")
 	var all strings.Builder
 	marked := false
@@ -244,8 +244,7 @@ func wordRe(word string) *regexp.Regexp {
 // the alternate screen is off, the exit status is the documented one, and
 // a panic is one line (with where to report it), never a stack.
 func TestTerminalRestoredInTmux(t *testing.T) {
-	// Before Parallel: the builders are not safe for concurrent use. The
-	// panic cases run the binary with the test hooks.
+	// The panic cases run the binary with the test hooks.
 	bin, hooksBin := buildBinary(t), buildTestHooksBinary(t)
 	t.Parallel()
 	if _, err := os.Stat("/proc/self/task"); err != nil {
@@ -326,8 +325,8 @@ func TestTerminalRestoredInTmux(t *testing.T) {
 // exits 1 with one line on stderr naming the panic and where to report
 // it; stdout up to then is still JSON Lines.
 func TestHeadlessPanicIsOneLine(t *testing.T) {
-	bin := buildTestHooksBinary(t) // before Parallel: the builders are not safe for concurrent use
 	t.Parallel()
+	bin := buildTestHooksBinary(t)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "--headless", "--scenario", "stall", "--duration", "10s")
 	cmd.Env = append(os.Environ(), "OFFTOP_TEST_PANIC=samples", "TMPDIR="+t.TempDir())
@@ -350,8 +349,8 @@ func TestHeadlessPanicIsOneLine(t *testing.T) {
 // TestHeadlessSummaryOnStderr: headless, stdout is only JSON Lines and
 // the summary goes to stderr; --no-summary prints none.
 func TestHeadlessSummaryOnStderr(t *testing.T) {
-	bin := buildBinary(t) // before Parallel: buildBinary is not safe for concurrent use
 	t.Parallel()
+	bin := buildBinary(t)
 	for _, c := range []struct {
 		flag string
 		want bool

@@ -23,6 +23,7 @@ import (
 // drew over the prompt in the background, stopped on tty input, and took
 // q line-buffered (the terminal in bash's modes) after fg.
 func TestOutsideStopInTmux(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	for _, c := range []struct {
 		name string
 		cont bool // kill -CONT before fg

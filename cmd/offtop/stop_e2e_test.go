@@ -22,6 +22,7 @@ import (
 // quotes the value (cut, never the reason), names flags as the help does,
 // and exits with the right status.
 func TestBadInputKeepsItsReason(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	long := strings.Repeat("9", 400)
 	sizes := make([]string, 300)
@@ -34,7 +35,7 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 	} else {
 		defer full.Close()
 	}
-	for _, c := range []struct {
+	cases := []struct {
 		name   string
 		args   []string
 		full   bool // stdout on /dev/full
@@ -91,39 +92,40 @@ func TestBadInputKeepsItsReason(t *testing.T) {
 		{"scenarios on /dev/full", []string{"scenarios"}, true, 1, []string{"no space left on device"}},
 		{"sweep help on /dev/full", []string{"sweep", "--help"}, true, 1, []string{"no space left on device"}},
 		{"headless on /dev/full", []string{"--headless", "--duration", "2s"}, true, 1, []string{"no space left on device"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.full && full == nil {
-				t.Skip("no /dev/full here")
-			}
-			var stderr bytes.Buffer
-			cmd := exec.Command(bin, c.args...)
-			cmd.Stderr = &stderr
-			if c.full {
-				cmd.Stdout = full
-			}
-			err := cmd.Run()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != c.status {
-				t.Errorf("exit %v, want status %d", err, c.status)
-			}
-			first := firstLine(stderr.String())
-			at := 0
-			for _, w := range c.want {
-				i := strings.Index(first[at:], w)
-				if i < 0 {
-					t.Fatalf("first line %q: want %q (after %q)", first, w, first[:at])
-				}
-				at += i + len(w)
-			}
-			if c.status == 1 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
-				t.Errorf("stderr has more than one line:\n%s", stderr.String())
-			}
-			if len(first) > 400 {
-				t.Errorf("first line is %d bytes: the value is not cut", len(first))
-			}
-		})
 	}
+	// Each case is a process that exits at once: several at a time.
+	testkit.RunEach(t, len(cases), 8, func(i int) string { return cases[i].name }, func(t *testing.T, i int) {
+		c := cases[i]
+		if c.full && full == nil {
+			t.Skip("no /dev/full here")
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(bin, c.args...)
+		cmd.Stderr = &stderr
+		if c.full {
+			cmd.Stdout = full
+		}
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != c.status {
+			t.Errorf("exit %v, want status %d", err, c.status)
+		}
+		first := firstLine(stderr.String())
+		at := 0
+		for _, w := range c.want {
+			i := strings.Index(first[at:], w)
+			if i < 0 {
+				t.Fatalf("first line %q: want %q (after %q)", first, w, first[:at])
+			}
+			at += i + len(w)
+		}
+		if c.status == 1 && strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+			t.Errorf("stderr has more than one line:\n%s", stderr.String())
+		}
+		if len(first) > 400 {
+			t.Errorf("first line is %d bytes: the value is not cut", len(first))
+		}
+	})
 }
 
 // stopNotWaiting is the behaviour tier's bound on a stop: long enough for
@@ -146,11 +148,25 @@ func TestStopEndsTheRun(t *testing.T) {
 		t.Skip("about 15s of real runs")
 	}
 	bin := buildBinary(t)
-	for _, scen := range []string{"login", "crash"} {
-		t.Run(scen+" scale 1000", func(t *testing.T) { stopAtDuration(t, bin, scen, 2*time.Second+stopNotWaiting) })
+	// The runs at once, three at a time: each bound is a stop's, far
+	// above what a neighbour's CPU adds.
+	runs := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"login scale 1000", func(t *testing.T) { stopAtDuration(t, bin, "login", 2*time.Second+stopNotWaiting) }},
+		{"crash scale 1000", func(t *testing.T) { stopAtDuration(t, bin, "crash", 2*time.Second+stopNotWaiting) }},
+		{"stall SIGTERM", func(t *testing.T) { stopStallOnTerm(t, bin, stopNotWaiting) }},
+		{"sweep SIGTERM before its first row", stopSweepBeforeFirstRow(bin)},
+		{"second signal", func(t *testing.T) { stopOnSecondSignal(t, bin, stopNotWaiting) }},
 	}
-	t.Run("stall SIGTERM", func(t *testing.T) { stopStallOnTerm(t, bin, stopNotWaiting) })
-	t.Run("sweep SIGTERM before its first row", func(t *testing.T) {
+	testkit.RunEach(t, len(runs), 3, func(i int) string { return runs[i].name }, func(t *testing.T, i int) { runs[i].run(t) })
+}
+
+// stopSweepBeforeFirstRow: a sweep stopped by SIGTERM in its first run
+// prints the machine line and exits 143.
+func stopSweepBeforeFirstRow(bin string) func(t *testing.T) {
+	return func(t *testing.T) {
 		var stdout bytes.Buffer
 		var stderr lockedBuffer
 		cmd := exec.Command(bin, "sweep", "--scenario", "count", "--duration", "5s")
@@ -170,8 +186,7 @@ func TestStopEndsTheRun(t *testing.T) {
 		if first := firstLine(stdout.String()); !strings.Contains(first, want) {
 			t.Errorf("first line %q: want the machine line %q", first, want)
 		}
-	})
-	t.Run("second signal", func(t *testing.T) { stopOnSecondSignal(t, bin, stopNotWaiting) })
+	}
 }
 
 // stopAtDuration runs scen at scale 1000 for --duration 2s headless and
@@ -320,6 +335,7 @@ func lastLine(t *testing.T, out []byte) stopLine {
 // brings the dashboard back; ctrl+z typed in the pane does the same; q
 // then exits 0 and the summary says how long it was suspended.
 func TestSuspendInTmux(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	bin := buildBinary(t)
 	tm := testkit.NewTmux(t, 100, 30, bin+" --scenario stall --workers 1; echo EXIT=$?; sleep 60")
 	dashboard := func(s string) bool { return strings.Contains(s, "sizes tried") && strings.Contains(s, "workers 1") }
@@ -424,6 +440,7 @@ func stopSuspendedOnTerm(t *testing.T, within time.Duration) {
 // it. Bubble Tea's renderer could come back with its frame ticker
 // stopped (about one resume in five), drawing nothing ever after.
 func TestResumeRedrawsEveryTime(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	tm, pid := dashboardInShell(t, "--scenario", "count")
 	dashboard := func(s string) bool { return strings.Contains(s, "sizes tried") }
 	for i := range 10 {
@@ -464,6 +481,7 @@ func jobShell(t *testing.T) (tm *testkit.Tmux, bin string, pane int) {
 // frame). Bubble Tea's graceful quit drew its last frame after the
 // suspension had left the alternate screen, about one stop in seven.
 func TestStopAtResumeDrawsNothing(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	if testing.Short() {
 		t.Skip("ten real runs in tmux")
 	}

@@ -98,6 +98,7 @@ func summaryHasRow(out string, r session.SizeJSON) bool {
 // key script: the summary on stderr has a row per entry of the last JSON
 // line's sizes, with the same figures (no timing is judged).
 func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
+	t.Parallel() // beside the other e2e runs that assert no timing
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}

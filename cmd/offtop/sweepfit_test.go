@@ -155,7 +155,7 @@ func TestSweepRepeatsFitsAndLogs(t *testing.T) {
 // no mark, said uncertain; a key during a second search cancels it.
 func TestSearchOnTheDashboard(t *testing.T) {
 	bin := buildBinary(t)
-	tm := testkit.NewTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 1s --keys '1s:a'; sleep 60")
+	tm := testkit.NewTmux(t, 100, 30, bin+" --scenario count --scale 0.05 --window 500ms --keys '1s:a'; sleep 60")
 	tm.WaitScreen("the search stepping", 15*time.Second, func(s string) bool { return strings.Contains(s, "any key cancels") })
 	done := tm.WaitScreen("the search's result", 40*time.Second, func(s string) bool {
 		return strings.Contains(s, "from the search") || strings.Contains(s, "the search is uncertain")

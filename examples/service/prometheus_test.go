@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // Run shape: how long Prometheus scrapes, how often, and the range of the
@@ -317,20 +318,15 @@ scrape_configs:
 		}
 	})
 	base := "http://" + web
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.WaitFor(t, "prometheus ready at "+base, 60*time.Second, func() bool {
 		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus not ready at %s: %v", base, err)
-		}
-		time.Sleep(200 * time.Millisecond) // polling a process that has no event to wait on
-	}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return base
 }
 
 // readStream appends every stream line to *lines, stamped when it came,
