@@ -98,7 +98,6 @@ func poolWorkers(t *testing.T, addr string) int {
 // written after 3.5s (the 3s:4 step, plus a margin for the round trip)
 // say 4 workers, and the example's own pool has 4.
 func TestAttachExampleHeadless(t *testing.T) {
-	t.Parallel() // beside the other e2e runs that assert no timing
 	addr, _ := startService(t, "127.0.0.1:0")
 	cmd := exec.Command(buildBinary(t), "attach", addr, "--headless", "--duration", "6s", "--keys", "3s:4")
 	var n, late int
