@@ -94,7 +94,10 @@ func TestClientsThatNeverReadAreDropped(t *testing.T) {
 // dropped, at a sampling period below ClientTimeout and at one above,
 // nor when the program's server has a ReadTimeout shorter than the run.
 func TestReadingClientKept(t *testing.T) {
-	for _, iv := range []time.Duration{10 * time.Millisecond, 1200 * time.Millisecond} {
+	// The two periods at once: each run waits on the stream.
+	ivs := []time.Duration{10 * time.Millisecond, 1200 * time.Millisecond}
+	testkit.RunEach(t, len(ivs), len(ivs), func(i int) string { return ivs[i].String() }, func(t *testing.T, i int) {
+		iv := ivs[i]
 		const timeout = time.Second
 		_, srv := mounted(t, Options{Pool: newPool(t, 1), Interval: iv, ClientTimeout: timeout}, 500*time.Millisecond)
 		resp, err := http.Get(srv.URL + DefaultPath + "stream")
@@ -111,7 +114,7 @@ func TestReadingClientKept(t *testing.T) {
 		}
 		resp.Body.Close()
 		t.Logf("interval %v: %d lines", iv, n)
-	}
+	})
 }
 
 // TestHubDropsAClientBytesBehind: a client with fewer than ClientBuffer

@@ -34,12 +34,12 @@ func TestSearchSizes(t *testing.T) {
 // size it picked (or, its passes disagreeing, at the size before); the
 // Snapshot (and its JSON) carry it throughout.
 func TestSearchStepsFitsAndSets(t *testing.T) {
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 300 * time.Millisecond})
+	s, clk := onFake(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 300 * time.Millisecond})
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
 		t.Fatal(err)
 	}
 	var steps []int
-	waitFor(t, "the search to finish", func() bool {
+	testkit.StepUntil(t, clk, "the search to finish", func() bool {
 		q := s.Snapshot().Search
 		if q.Running && q.Step < len(q.Sizes) && !slices.Contains(steps, q.Sizes[q.Step]) {
 			steps = append(steps, q.Sizes[q.Step])
@@ -183,14 +183,15 @@ func TestResetForgetsTheSearch(t *testing.T) {
 // pass; with others taking 2 of 2 CPUs throughout it gives no answer: it
 // says the machine was busy and sets the pool back to the size before.
 func TestSearchInterleavesAndSaysUncertain(t *testing.T) {
-	fm := &fakeMachine{clk: clock.Real, cpus: 2, rate: 2}
-	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond, Machine: fm})
+	clk := clock.NewFake(time.Now())
+	fm := &fakeMachine{clk: clk, cpus: 2, rate: 2}
+	s := newSession(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Window: 200 * time.Millisecond, Machine: fm, Clock: clk})
 	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
 		t.Fatal(err)
 	}
 	var seen []int // the sizes held, in order, each once a hold
 	last := [2]int{-1, -1}
-	waitFor(t, "the search to finish", func() bool {
+	testkit.StepUntil(t, clk, "the search to finish", func() bool {
 		q := s.Snapshot().Search
 		if q.Running && q.Step < len(q.Sizes) && [2]int{q.Pass, q.Step} != last {
 			last = [2]int{q.Pass, q.Step}
