@@ -49,11 +49,11 @@ loop:
 			}
 			maxRunning = max(maxRunning, snap.Running)
 			last = snap
-			if r, _ := readout(snap, "batches"); r.Value >= 3 {
+			if r, _ := readout(snap, "batches"); r.Value >= 2 {
 				break loop
 			}
 		case <-deadline:
-			t.Fatal("no 3 batches in 60s")
+			t.Fatal("no 2 batches in 60s")
 		}
 	}
 	s.Close()
