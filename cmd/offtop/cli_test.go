@@ -141,9 +141,9 @@ func TestDurationReason(t *testing.T) {
 	}
 }
 
-// TestFlagBoundsAreTheSessions: --scale, --workers and --window are
-// refused exactly where session's checks refuse the field, each with one
-// line naming the flag.
+// TestFlagBoundsAreTheSessions: --scale, --workers, --interval,
+// --resolution and --window are refused exactly where session's checks
+// refuse the field, each with one line naming the flag.
 func TestFlagBoundsAreTheSessions(t *testing.T) {
 	for _, c := range []struct {
 		args    []string
@@ -156,6 +156,10 @@ func TestFlagBoundsAreTheSessions(t *testing.T) {
 		{[]string{"--workers", "257"}, session.CheckWorkers(257)},
 		{[]string{"--interval", "1s", "--window", "999ms"}, session.CheckSampling(time.Second, session.DefaultResolution, 999*time.Millisecond)},
 		{[]string{"--interval", "1s", "--window", "1s"}, session.CheckSampling(time.Second, session.DefaultResolution, time.Second)},
+		{[]string{"--resolution", "100us", "--interval", "999us"}, session.CheckSampling(999*time.Microsecond, 100*time.Microsecond, session.DefaultWindow)},
+		{[]string{"--resolution", "100us", "--interval", "1ms"}, session.CheckSampling(time.Millisecond, 100*time.Microsecond, session.DefaultWindow)},
+		{[]string{"--interval", "1ms", "--resolution", "99us"}, session.CheckSampling(time.Millisecond, 99*time.Microsecond, session.DefaultWindow)},
+		{[]string{"--interval", "1ms", "--resolution", "100us"}, session.CheckSampling(time.Millisecond, 100*time.Microsecond, session.DefaultWindow)},
 	} {
 		_, err := parse(c.args, io.Discard)
 		if (err != nil) != (c.refused != nil) {
