@@ -16,6 +16,7 @@ const { Recorder, Exact, toJSON } = require('./hist');
 const { LagProbe } = require('./probe');
 const metrics = require('./metrics');
 const threads = require('./threads');
+const routes = require('./routes');
 const { Pool, MAX_WORKERS } = require('./pool');
 
 const SCHEMA = 1;
@@ -231,6 +232,7 @@ class Agent {
       resolutionMs: o.resolutionMs || 10,
       windowMs: o.windowMs || 5000,
       tokenDir: o.tokenDir || '',
+      http: o.http !== false,
       log: o.log || ((line) => process.stderr.write(line + '\n')),
     };
     this.startedAt = performance.now();
@@ -273,6 +275,12 @@ class Agent {
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, this.onSignal);
     this.resetBaselines();
+    this.routes = null;
+    if (this.o.http) {
+      this.routes = new routes.Routes(this.o.windowMs);
+      this.serving = { routes: this.routes, prefix: DEFAULT_PATH, handle: (req, res) => this.handle(req, res) };
+      routes.serve(this.serving);
+    }
     this.probe.observe = (late) => {
       const row = this.sizes.get(this.workers());
       if (row) row.probe.record(late, this.o.resolutionMs * 1e6);
@@ -449,6 +457,7 @@ class Agent {
       sched_runtime: toJSON({ count: 0 }),
       sizes: this.sizesJSON(r.workers),
       search: null,
+      endpoints: this.routes ? this.routes.read() : null,
       samples_missed: this.samplesMissed,
       interval_ms: this.o.intervalMs,
       resolution_ms: this.o.resolutionMs,
@@ -704,6 +713,7 @@ class Agent {
     this.server = http.createServer((req, res) => {
       if (!this.handle(req, res)) reply(res, 404, '404 page not found');
     });
+    this.server[routes.OWN] = true;
     return new Promise((resolve, reject) => {
       this.server.once('error', (err) => reject(new Error(`offtop agent: listen ${addr}: ${err.message}`)));
       this.server.listen(port, host || undefined, () => {
@@ -734,6 +744,7 @@ class Agent {
     clearTimeout(this.timer);
     this.probe.stop();
     this.eld.disable();
+    if (this.serving && routes.serving() === this.serving) routes.serve(null);
     for (const c of [...this.clients]) c.drop();
     this.removeToken();
     process.removeListener('exit', this.onExit);

@@ -127,7 +127,8 @@ class Recorder {
     this.total = new Counts();
     this.clampedW = new Array(SLOTS).fill(0);
     this.clamped = 0;
-    this.epoch = Math.floor(this.now() / this.slot);
+    this.since = this.now();
+    this.epoch = Math.floor(this.since / this.slot);
   }
   advance() {
     const e = Math.floor(this.now() / this.slot);
@@ -166,6 +167,14 @@ class Recorder {
     s.clamped = this.clampedW.reduce((a, b) => a + b, 0);
     return s;
   }
+  // windowSpan is the window's summary and the ms its counts cover: from
+  // the oldest slot's start, or the construction or last reset when later,
+  // to now.
+  windowSpan() {
+    const s = this.window();
+    const from = Math.max((this.epoch - SLOTS + 1) * this.slot, this.since);
+    return { summary: s, spanMs: Math.max(this.now() - from, 0) };
+  }
   totalSummary() {
     const s = this.total.summary();
     s.clamped = this.clamped;
@@ -177,7 +186,8 @@ class Recorder {
     this.win.reset();
     this.total.reset();
     this.clamped = 0;
-    this.epoch = Math.floor(this.now() / this.slot);
+    this.since = this.now();
+    this.epoch = Math.floor(this.since / this.slot);
   }
 }
 
