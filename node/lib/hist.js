@@ -59,10 +59,10 @@ class Counts {
     this.c[i] += k;
     this.n += k;
   }
-  // addCorrected adds v and v-interval, v-2*interval, ... down to interval
-  // (hdr's RecordCorrectedValue).
-  addCorrected(v, interval) {
-    this.add(index(v), 1);
+  // addCorrected adds v (i: its index, when known) and v-interval,
+  // v-2*interval, ... down to interval (hdr's RecordCorrectedValue).
+  addCorrected(v, interval, i = index(v)) {
+    this.add(i, 1);
     if (interval <= 0) return;
     for (let m = v - interval; m >= interval; m -= interval) this.add(index(m), 1);
   }
@@ -157,9 +157,10 @@ class Recorder {
       this.clamped++;
       this.clampedW[c]++;
     }
-    this.total.addCorrected(v, interval);
-    this.slots[c].addCorrected(v, interval);
-    this.win.addCorrected(v, interval);
+    const i = index(v);
+    this.total.addCorrected(v, interval, i);
+    this.slots[c].addCorrected(v, interval, i);
+    this.win.addCorrected(v, interval, i);
   }
   window() {
     this.advance();
