@@ -215,3 +215,31 @@ test('http: false leaves the servers alone', async (t) => {
   assert.equal(a.latest.endpoints, null);
   assert.equal(a.routes, null);
 });
+
+// express is Express where it is installed (a test dependency only, as
+// prom-client: NODE_PATH or npm install --no-save express@4 in node/).
+function express() {
+  try {
+    return require('express');
+  } catch {
+    return null;
+  }
+}
+const NO_EXPRESS = !express() && 'express not installed (npm install --no-save express@4 in node/, or NODE_PATH)';
+
+test('Express: a route is its pattern, a mounted router prefixed by its mount; its 404 is unmatched', { skip: NO_EXPRESS }, async (t) => {
+  const { table } = withClock(t);
+  const app = express()();
+  const api = express().Router();
+  api.get('/users/:id', (req, res) => setImmediate(() => res.send(req.params.id)));
+  app.use('/api', api);
+  app.get('/ping', (req, res) => res.send('pong'));
+  app.use((req, res, next) => next()); // a middleware without a route
+  const base = await listen(t, app);
+  for (const p of ['/api/users/1', '/api/users/2?x=1', '/ping', '/ping', '/api/nothing', '/nope']) await get(base + p);
+  const r = byRoute(table.read());
+  assert.deepEqual(Object.keys(r).sort(), ['/api/users/:id', '/ping', 'unmatched']);
+  assert.equal(r['/api/users/:id'].count, 2);
+  assert.equal(r['/ping'].count, 2);
+  assert.equal(r.unmatched.status['4xx'], 2);
+});
