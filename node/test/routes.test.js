@@ -243,3 +243,20 @@ test('Express: a route is its pattern, a mounted router prefixed by its mount; i
   assert.equal(r['/ping'].count, 2);
   assert.equal(r.unmatched.status['4xx'], 2);
 });
+
+test("the agent's paths on a program server bound to every interface: 403 from a public address, served on loopback", async (t) => {
+  const os = require('node:os');
+  const ip = Object.values(os.networkInterfaces()).flat().find((a) => a.family === 'IPv4' && !a.internal);
+  if (!ip) return t.skip('no non-loopback IPv4 address on this machine');
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const srv = http.createServer((req, res) => res.end('app\n'));
+  await new Promise((r) => srv.listen(0, '0.0.0.0', r));
+  t.after(() => new Promise((r) => srv.close(r).closeAllConnections()));
+  const port = srv.address().port;
+  const pub = await get(`http://${ip.address}:${port}/debug/offtop/`);
+  assert.equal(pub.status, 403);
+  assert.equal(pub.body, 'offtop agent: loopback only\n');
+  assert.equal((await get(`http://127.0.0.1:${port}/debug/offtop/`)).status, 200);
+  assert.equal((await get(`http://${ip.address}:${port}/app`)).body, 'app\n');
+});
