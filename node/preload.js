@@ -8,6 +8,8 @@
 //   OFFTOP_ALLOW_REMOTE=1  serve a non-loopback OFFTOP_LISTEN
 //   OFFTOP_ADDR_FILE     write the bound host:port there once serving
 //   OFFTOP_INTERVAL_MS, OFFTOP_RESOLUTION_MS  sampling and probe periods
+//   OFFTOP_HTTP=0        leave the program's HTTP servers alone: no routes
+//                        recorded, the agent not served on them (1: the default)
 // The agent says where it serves on stderr. A bad setting is one line on
 // stderr and exit 2, before the program runs (so is a Node older than
 // package.json's engines). Only the first process
@@ -38,6 +40,9 @@ if (isMainThread && first) {
     if (!Number.isInteger(v) || v < 1 || v > 60000) fail(`${name}=${JSON.stringify(env[name])}: want a whole number of ms in 1..60000`);
     return v;
   };
+  if (env.OFFTOP_HTTP !== undefined && env.OFFTOP_HTTP !== '0' && env.OFFTOP_HTTP !== '1') {
+    fail(`OFFTOP_HTTP=${JSON.stringify(env.OFFTOP_HTTP)}: want 0 (leave the HTTP servers alone) or 1 (the default)`);
+  }
   const listen = env.OFFTOP_LISTEN || '127.0.0.1:0';
   const allowRemote = env.OFFTOP_ALLOW_REMOTE === '1';
   try {
@@ -53,6 +58,7 @@ if (isMainThread && first) {
       allowRemote,
       name: env.OFFTOP_NAME || script,
       control: env.OFFTOP_CONTROL === '1',
+      http: env.OFFTOP_HTTP !== '0',
       intervalMs: num('OFFTOP_INTERVAL_MS', 250),
       resolutionMs: num('OFFTOP_RESOLUTION_MS', 10),
     })

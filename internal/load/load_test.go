@@ -169,3 +169,29 @@ func closedAddr(t *testing.T) string {
 }
 
 func newRec() *hist.Recorder { return hist.NewRecorder(5*time.Second, nil) }
+
+// TestRouterMatchesExpressPatterns: a Node program's routes are Express
+// patterns; a target finds its route by them and reads back its name,
+// as a ServeMux pattern does.
+func TestRouterMatchesExpressPatterns(t *testing.T) {
+	routes := []session.Endpoint{{Route: "/ping"}, {Route: "/users/:id"}, {Route: "/api/users/:id/posts"},
+		{Route: "/files/*"}, {Route: "/opt/:id?"}, {Route: "GET /teapot/{n}"}, {Route: "unmatched"}, {Route: "other"}}
+	var r router
+	match := r.match(routes)
+	for target, want := range map[string]string{
+		"/ping":               "/ping",
+		"/ping?x=1":           "/ping",
+		"/users/42":           "/users/:id",
+		"/users/42/more":      "",
+		"/api/users/7/posts":  "/api/users/:id/posts",
+		"/files/a/b.txt":      "/files/*",
+		"/teapot/3":           "GET /teapot/{n}",
+		"/opt/:id?":           "",
+		"/users/:id":          "/users/:id",
+		"/nothing/registered": "",
+	} {
+		if got := match(target); got != want {
+			t.Errorf("%s: route %q, want %q", target, got, want)
+		}
+	}
+}

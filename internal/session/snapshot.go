@@ -75,9 +75,11 @@ type Machine struct {
 	// AffinityCPUs is the CPUs in the affinity mask (0: unknown).
 	AffinityCPUs CPUCount `json:"affinity_cpus"`
 	// GOMAXPROCSSource says who set GOMAXPROCS: "runtime" (Go's default,
-	// still updated by the runtime), "env" (the GOMAXPROCS variable) or
-	// "offtop" (g, G or --gomaxprocs); RuntimeGOMAXPROCS is what the runtime
-	// would pick (sysinfo.CPUs.RuntimeDefaultGOMAXPROCS).
+	// still updated by the runtime), "env" (the GOMAXPROCS variable),
+	// "offtop" (g, G or --gomaxprocs) or "node" (a Node.js program's agent:
+	// GOMAXPROCS is then os.availableParallelism() and Goroutines its JS
+	// threads); RuntimeGOMAXPROCS is what the runtime would pick
+	// (sysinfo.CPUs.RuntimeDefaultGOMAXPROCS).
 	GOMAXPROCSSource  string `json:"gomaxprocs_source"`
 	RuntimeGOMAXPROCS int    `json:"-"`
 	// SuggestedWorkers is the pool size offtop suggests, SuggestedRule the

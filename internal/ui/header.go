@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // othersShown is the share of the CPUs others must take for the header to
@@ -19,6 +20,30 @@ func othersOf(s session.Snapshot) int {
 		return s.OthersOf
 	}
 	return s.NumCPU
+}
+
+// nodeRuntime says the program is a Node.js one (its agent reports
+// gomaxprocs_source "node"): the figures Go names GOMAXPROCS and
+// goroutines are then os.availableParallelism() and its JS threads.
+func nodeRuntime(s session.Snapshot) bool { return s.GOMAXPROCSSource == "node" }
+
+// threadsLabel is what s's Goroutines counts: "goroutines", or a Node
+// program's "JS threads" (the same width).
+func threadsLabel(s session.Snapshot) string {
+	if nodeRuntime(s) {
+		return "JS threads"
+	}
+	return "goroutines"
+}
+
+// readout is s's readout under key.
+func readout(s session.Snapshot, key string) (workload.Readout, bool) {
+	for _, r := range s.Readouts {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	return workload.Readout{}, false
 }
 
 // header is the top line. As the width shrinks it drops to single
@@ -39,6 +64,9 @@ func header(s session.Snapshot, w int) string {
 		workers = "inline (0)"
 	}
 	procs := fmt.Sprintf("GOMAXPROCS %d", s.GOMAXPROCS)
+	if nodeRuntime(s) {
+		procs = fmt.Sprintf("parallelism %d", s.GOMAXPROCS)
+	}
 	procsFull, procsShort := procs, fmt.Sprintf("procs %d", s.GOMAXPROCS)
 	switch s.GOMAXPROCSSource {
 	case "offtop": // g, G or --gomaxprocs: say so, beside what Go would pick
@@ -47,6 +75,10 @@ func header(s session.Snapshot, w int) string {
 		procsShort += "*"
 	case "env":
 		procsFull = procs + " (GOMAXPROCS env)"
+	case "node": // os.availableParallelism(), and libuv's threads beside it
+		if r, ok := readout(s, "libuv_threads"); ok && r.Known {
+			procsFull = fmt.Sprintf("%s, libuv pool %d", procs, int(r.Value))
+		}
 	}
 	cpus := fmt.Sprintf("NumCPU %d", s.NumCPU)
 	cpusShort := fmt.Sprintf("cpus %d", s.NumCPU)

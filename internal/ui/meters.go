@@ -75,7 +75,7 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 		rss = "RSS " + fixedMiB(s.RSSBytes.MiB())
 	}
 	out = append(out, fitCells(w, loop,
-		"Loop queue "+fixedInt(int64(s.LoopQueued), 5), cpu+" now", rss, "goroutines "+fixedInt(int64(s.Goroutines), 5)))
+		"Loop queue "+fixedInt(int64(s.LoopQueued), 5), cpu+" now", rss, threadsLabel(s)+" "+fixedInt(int64(s.Goroutines), 5)))
 
 	// Workers are named by place, w0..wN, in slot order: after 8 -> 1 the
 	// one left is w0, whichever slot the pool kept.

@@ -231,7 +231,7 @@ func statCells(s session.Snapshot) []string {
 	} else {
 		c = append(c, fmt.Sprintf("RSS %8.1f MiB", s.RSSBytes.MiB()))
 	}
-	c = append(c, n("goroutines", int64(s.Goroutines)))
+	c = append(c, n(threadsLabel(s), int64(s.Goroutines)))
 	if s.SuggestedRule != "" {
 		rule := s.SuggestedRule
 		if s.CPULimit > 0 && s.RuntimeGOMAXPROCS > int(s.CPULimit) {

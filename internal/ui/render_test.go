@@ -16,6 +16,7 @@ import (
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // plain renders and strips escape sequences, as a monochrome screen reads.
@@ -418,6 +419,36 @@ func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 	small := ansi.Strip(Render(s, 80, 24, false))
 	if !strings.Contains(small, "GOMAXPROCS 1*") && !strings.Contains(small, "procs 1*") {
 		t.Errorf("80x24 header does not mark GOMAXPROCS as set here:\n%s", small)
+	}
+}
+
+// TestNodeProgramNamesNodeFigures: a Node agent's line (gomaxprocs_source
+// "node") reads as Node's: the header's parallelism and libuv pool, the
+// meters' and detail's JS threads, no GOMAXPROCS nor goroutines; a Go
+// program's reads as before.
+func TestNodeProgramNamesNodeFigures(t *testing.T) {
+	s := richSnapshot()
+	s.GOMAXPROCS, s.GOMAXPROCSSource, s.Goroutines = 2, "node", 3
+	s.Readouts = append(s.Readouts, workload.Readout{Key: "libuv_threads", Value: 4, Known: true, Unit: workload.Count})
+	wide := ansi.Strip(Render(s, 160, 48, false))
+	for _, want := range []string{"parallelism 2, libuv pool 4", "JS threads"} {
+		if !strings.Contains(wide, want) {
+			t.Errorf("160x48 lacks %q:\n%s", want, wide)
+		}
+	}
+	if d := detail(s, 160, 48); !strings.Contains(d, "JS threads") || strings.Contains(d, "goroutines") {
+		t.Errorf("detail does not count JS threads:\n%s", d)
+	}
+	if head := strings.SplitN(wide, "\n", 2)[0]; strings.Contains(head, "GOMAXPROCS") || strings.Contains(wide, "goroutines") {
+		t.Errorf("a Node program reads Go's names:\n%s", wide)
+	}
+	if small := plain(s, 100, 30, false); !strings.Contains(small, "procs 2") && !strings.Contains(small, "parallelism 2") ||
+		!strings.Contains(small, "JS threads") {
+		t.Errorf("100x30 lacks the parallelism or the JS threads:\n%s", small)
+	}
+	s.GOMAXPROCSSource = "runtime"
+	if out := ansi.Strip(Render(s, 160, 48, false)); !strings.Contains(out, "GOMAXPROCS 2") || !strings.Contains(out, "goroutines") {
+		t.Errorf("a Go program lost Go's names:\n%s", out)
 	}
 }
 

@@ -16,6 +16,7 @@ const { Recorder, Exact, toJSON } = require('./hist');
 const { LagProbe } = require('./probe');
 const metrics = require('./metrics');
 const threads = require('./threads');
+const routes = require('./routes');
 const { Pool, MAX_WORKERS } = require('./pool');
 
 const SCHEMA = 1;
@@ -185,11 +186,23 @@ function machine() {
     num_cpu: numCPU,
     cpu_limit: quota > 0 ? round3(quota) : null,
     affinity_cpus: affinity,
-    gomaxprocs_source: 'runtime',
+    gomaxprocs_source: 'node', // the view names Node's figures by it
     suggested_workers: n,
     suggested_rule: `suggest ${n} = ${rule}`,
     usable,
+    libuvThreads: libuvThreads(process.env.UV_THREADPOOL_SIZE),
   };
+}
+
+// libuvThreads is the size of libuv's threadpool (fs, dns.lookup, crypto,
+// zlib) as libuv reads UV_THREADPOOL_SIZE (v): 4 unset, atoi's value
+// otherwise, 0 as 1, at most 1024 (a negative one too: libuv reads it
+// unsigned).
+function libuvThreads(v) {
+  if (v === undefined) return 4;
+  const n = parseInt(String(v).trim(), 10) || 0;
+  if (n === 0) return 1;
+  return n < 0 || n > 1024 ? 1024 : n;
 }
 
 function round3(v) {
@@ -231,6 +244,7 @@ class Agent {
       resolutionMs: o.resolutionMs || 10,
       windowMs: o.windowMs || 5000,
       tokenDir: o.tokenDir || '',
+      http: o.http !== false,
       log: o.log || ((line) => process.stderr.write(line + '\n')),
     };
     this.startedAt = performance.now();
@@ -273,6 +287,12 @@ class Agent {
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, this.onSignal);
     this.resetBaselines();
+    this.routes = null;
+    if (this.o.http) {
+      this.routes = new routes.Routes(this.o.windowMs);
+      this.serving = { routes: this.routes, prefix: DEFAULT_PATH, handle: (req, res) => this.handle(req, res) };
+      routes.serve(this.serving);
+    }
     this.probe.observe = (late) => {
       const row = this.sizes.get(this.workers());
       if (row) row.probe.record(late, this.o.resolutionMs * 1e6);
@@ -449,6 +469,7 @@ class Agent {
       sched_runtime: toJSON({ count: 0 }),
       sizes: this.sizesJSON(r.workers),
       search: null,
+      endpoints: this.routes ? this.routes.read() : null,
       samples_missed: this.samplesMissed,
       interval_ms: this.o.intervalMs,
       resolution_ms: this.o.resolutionMs,
@@ -470,20 +491,26 @@ class Agent {
     e.eld_max_ms = n > 0 ? ns(this.eld.max) : null;
     e.elu_main = round3(performance.eventLoopUtilization(r.elu, prev.elu).utilization);
     e.elu_main_total = round3(performance.eventLoopUtilization(r.elu, this.eluBase).utilization);
+    // the pool's workers by place in slot order, as the meters name them
+    // (w0 the lowest slot), not by slot
+    const place = new Map(this.pool && r.pool ? r.pool.workers.map((w, i) => [`w${w.slot}`, `w${i}`]) : []);
     for (const [t, now] of r.threads) {
+      const name = t.pool && t.pool === this.pool ? place.get(t.label) : t.label;
+      if (!name) continue; // retired since the pool's figures were read
       const before = prev.threads.get(t);
       let base = this.threadBase.get(t);
       if (!base) {
         base = before || { idle: 0, active: 0 };
         this.threadBase.set(t, base);
       }
-      e[`elu_${t.label}`] = before ? round3(clamp01(util(now, before))) : null;
-      e[`elu_${t.label}_total`] = round3(clamp01(util(now, base)));
+      e[`elu_${name}`] = before ? round3(clamp01(util(now, before))) : null;
+      e[`elu_${name}_total`] = round3(clamp01(util(now, base)));
     }
     e.heap_used_bytes = mem.heapUsed;
     e.heap_total_bytes = mem.heapTotal;
     e.external_bytes = mem.external;
     e.wall_s = round3(process.uptime());
+    e.libuv_threads = this.machine.libuvThreads;
     if (this.piscina) Object.assign(e, this.piscina.extra());
     return e;
   }
@@ -704,6 +731,7 @@ class Agent {
     this.server = http.createServer((req, res) => {
       if (!this.handle(req, res)) reply(res, 404, '404 page not found');
     });
+    this.server[routes.OWN] = true;
     return new Promise((resolve, reject) => {
       this.server.once('error', (err) => reject(new Error(`offtop agent: listen ${addr}: ${err.message}`)));
       this.server.listen(port, host || undefined, () => {
@@ -734,6 +762,7 @@ class Agent {
     clearTimeout(this.timer);
     this.probe.stop();
     this.eld.disable();
+    if (this.serving && routes.serving() === this.serving) routes.serve(null);
     for (const c of [...this.clients]) c.drop();
     this.removeToken();
     process.removeListener('exit', this.onExit);
@@ -838,4 +867,4 @@ async function start(o = {}) {
   return a;
 }
 
-module.exports = { Agent, start, checkLoopback, isLoopback, DEFAULT_PATH, SCHEMA };
+module.exports = { Agent, start, checkLoopback, isLoopback, libuvThreads, DEFAULT_PATH, SCHEMA };

@@ -59,10 +59,10 @@ class Counts {
     this.c[i] += k;
     this.n += k;
   }
-  // addCorrected adds v and v-interval, v-2*interval, ... down to interval
-  // (hdr's RecordCorrectedValue).
-  addCorrected(v, interval) {
-    this.add(index(v), 1);
+  // addCorrected adds v (i: its index, when known) and v-interval,
+  // v-2*interval, ... down to interval (hdr's RecordCorrectedValue).
+  addCorrected(v, interval, i = index(v)) {
+    this.add(i, 1);
     if (interval <= 0) return;
     for (let m = v - interval; m >= interval; m -= interval) this.add(index(m), 1);
   }
@@ -127,7 +127,8 @@ class Recorder {
     this.total = new Counts();
     this.clampedW = new Array(SLOTS).fill(0);
     this.clamped = 0;
-    this.epoch = Math.floor(this.now() / this.slot);
+    this.since = this.now();
+    this.epoch = Math.floor(this.since / this.slot);
   }
   advance() {
     const e = Math.floor(this.now() / this.slot);
@@ -156,15 +157,24 @@ class Recorder {
       this.clamped++;
       this.clampedW[c]++;
     }
-    this.total.addCorrected(v, interval);
-    this.slots[c].addCorrected(v, interval);
-    this.win.addCorrected(v, interval);
+    const i = index(v);
+    this.total.addCorrected(v, interval, i);
+    this.slots[c].addCorrected(v, interval, i);
+    this.win.addCorrected(v, interval, i);
   }
   window() {
     this.advance();
     const s = this.win.summary();
     s.clamped = this.clampedW.reduce((a, b) => a + b, 0);
     return s;
+  }
+  // windowSpan is the window's summary and the ms its counts cover: from
+  // the oldest slot's start, or the construction or last reset when later,
+  // to now.
+  windowSpan() {
+    const s = this.window();
+    const from = Math.max((this.epoch - SLOTS + 1) * this.slot, this.since);
+    return { summary: s, spanMs: Math.max(this.now() - from, 0) };
   }
   totalSummary() {
     const s = this.total.summary();
@@ -177,7 +187,8 @@ class Recorder {
     this.win.reset();
     this.total.reset();
     this.clamped = 0;
-    this.epoch = Math.floor(this.now() / this.slot);
+    this.since = this.now();
+    this.epoch = Math.floor(this.since / this.slot);
   }
 }
 

@@ -4,9 +4,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { Agent } = require('../lib/agent');
+const { Agent, libuvThreads } = require('../lib/agent');
 const { Pool } = require('../lib/pool');
-const { request, lines, sleep, balanced } = require('../testdata/helpers');
+const { request, lines, lineWhere, sleep, balanced } = require('../testdata/helpers');
 
 const ECHO = path.join(__dirname, '..', 'testdata', 'echo.js');
 
@@ -178,4 +178,28 @@ test('a worker that dies fails its task and is replaced', async (t) => {
   assert.deepEqual(await pool.run({ id: 7 }), { id: 7 });
   assert.equal(pool.workers.length, 1);
   assert.deepEqual(pool.counts, { submitted: 2, completed: 1, failed: 1, running: 0 });
+});
+
+// The pool's workers' ELU is named as the meters name them, by place in
+// slot order: after 1 -> 3 -> 1 -> 2 the slots are 0 and 3, and their
+// ELU is elu_w0 and elu_w1.
+test('elu_wN numbers the workers by place, as the meters do', async (t) => {
+  const { addr, pool } = await agentWithPool(t);
+  for (const n of [1, 3, 1, 2]) pool.resize(n);
+  const names = (l) => Object.keys(l.extra).filter((k) => /^elu_w\d+$/.test(k) && typeof l.extra[k] === 'number').sort();
+  const line = await lineWhere(addr, (l) => l.worker_slots.join() === '0,3' && names(l).length === 2); // both online
+  assert.deepEqual(names(line), ['elu_w0', 'elu_w1']);
+  assert.equal(typeof line.extra.elu_w1_total, 'number');
+});
+
+// The view names Node's figures by gomaxprocs_source; libuv_threads is
+// the threadpool's size as libuv reads UV_THREADPOOL_SIZE.
+test('the stream says it is Node, and libuv threadpool size', async (t) => {
+  const { addr } = await agentWithPool(t);
+  const [line] = await lines(addr, 1);
+  assert.equal(line.gomaxprocs_source, 'node');
+  assert.equal(line.extra.libuv_threads, libuvThreads(process.env.UV_THREADPOOL_SIZE));
+  for (const [v, want] of [[undefined, 4], ['8', 8], ['0', 1], ['', 1], ['x', 1], ['2000', 1024], ['-1', 1024], [' 16', 16]]) {
+    assert.equal(libuvThreads(v), want, `UV_THREADPOOL_SIZE ${JSON.stringify(v)}`);
+  }
 });

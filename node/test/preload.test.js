@@ -79,3 +79,12 @@ test('a forked child starts no agent of its own', () => {
   assert.deepEqual(JSON.parse(r.stdout), { parent: true, child: false });
   assert.equal(r.stderr.match(/offtop agent: serving/g).length, 1, r.stderr);
 });
+
+test('a bad OFFTOP_HTTP: one line, exit 2, the program not run', () => {
+  const r = spawnSync(process.execPath, ['--require', PRELOAD, '-e', 'console.log("ran")'], {
+    env: { ...process.env, OFFTOP_LISTEN: '127.0.0.1:0', OFFTOP_HTTP: 'off' }, encoding: 'utf8', timeout: 30000,
+  });
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, 'offtop agent: OFFTOP_HTTP="off": want 0 (leave the HTTP servers alone) or 1 (the default)\n');
+});
