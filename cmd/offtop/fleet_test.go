@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,5 +60,23 @@ func TestParseFleetRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestFleetUnreachableIsOneLine: a fleet with an ADDR nothing listens on
+// is refused before the screen: one line naming that ADDR, exit 2.
+func TestFleetUnreachableIsOneLine(t *testing.T) {
+	a, _ := startService(t, "127.0.0.1:0", "--load", "0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := ln.Addr().String()
+	ln.Close()
+	var stdout, stderr strings.Builder
+	code := runAttach([]string{a, none, "--headless"}, &stdout, &stderr, newCrasher(&stderr))
+	want := "offtop: attach: " + none + ": unreachable: nothing listens on " + none + "\n"
+	if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
 	}
 }

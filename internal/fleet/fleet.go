@@ -114,6 +114,9 @@ type Row struct {
 	RSSBytes   int64
 	// Sizes is the member's own `sizes tried` row count (its rows only).
 	Sizes int
+	// Elapsed is the age of the member's agent at its newest line (t_s):
+	// it grows with each line read.
+	Elapsed time.Duration
 }
 
 // Live reports whether the row's stream is up.
@@ -129,7 +132,7 @@ func RowOf(i int, addr string, s session.Snapshot) Row {
 	r.LoopP99, r.LoopKnown = s.Probe.P99, s.Probe.Known()
 	r.TasksPerS = float64(s.ThroughputPerSec)
 	r.CPUPercent, r.RSSBytes = float64(s.CPUPercent), int64(s.RSSBytes)
-	r.Sizes = len(s.Sizes)
+	r.Sizes, r.Elapsed = len(s.Sizes), time.Duration(s.Elapsed)
 	return r
 }
 
