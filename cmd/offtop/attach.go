@@ -38,7 +38,8 @@ var attachUsage = func() string {
 }()
 
 // attachKeysUsage is attach --help's list of the keys.
-const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c"
+const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c\n" +
+	"a fleet: up down (select) enter (open its dashboard) esc (back) s (sort); + - 0-9 a g G = r to the selected process"
 
 // attachFlags defines attach's flags into o: the values of --token,
 // --keys and --load, and the fleet's flags.

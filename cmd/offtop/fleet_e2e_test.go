@@ -18,28 +18,7 @@ import (
 	"github.com/offtop/offtop/internal/ui"
 )
 
-// drive gives m msg and runs the Cmds it returns, and theirs, to the end
-// (a Cmd that waits for an action's answer waits here).
-func drive(m tea.Model, msg tea.Msg) tea.Model {
-	next, cmd := m.Update(msg)
-	cmds := []tea.Cmd{cmd}
-	for len(cmds) > 0 {
-		c := cmds[0]
-		cmds = cmds[1:]
-		if c == nil {
-			continue
-		}
-		switch out := c().(type) {
-		case nil, tea.QuitMsg:
-		case tea.BatchMsg:
-			cmds = append(cmds, out...)
-		default:
-			next, cmd = next.Update(out)
-			cmds = append(cmds, cmd)
-		}
-	}
-	return next
-}
+var drive = testkit.Drive
 
 // screen is m's screen, without styles.
 func screen(m tea.Model) string { return ansi.Strip(m.View().Content) }
@@ -82,7 +61,7 @@ func TestFleetKillRestartResize(t *testing.T) {
 	defer fl.Close()
 	var m tea.Model = ui.NewFleet(fl, fleet.ByGiven)
 	m = drive(m, tea.WindowSizeMsg{Width: 100, Height: 30})
-	m = drive(m, m.Init())
+	m = drive(m, m.Init()())
 	const limit = 20 * time.Second
 	// next is the next line of the process at addr that ok takes; the
 	// screen reads the rows then, as at a Sampled.
