@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -291,17 +292,19 @@ func fleetCols(rows []fleet.Row, w int) []fleetCol {
 		}
 		return s
 	}
+	cpu := func(r fleet.Row) string { return na(r.CPUPercent >= 0, fmt.Sprintf("%.0f%%", r.CPUPercent)) }
+	rss := func(r fleet.Row) string {
+		return na(r.RSSBytes >= 0, fmt.Sprintf("%.0f MiB", session.Bytes(r.RSSBytes).MiB()))
+	}
 	figures := []fleetCol{
 		{"workers", 7, true, func(r fleet.Row) string { return fmt.Sprint(r.Workers) }},
 		{"loop p99", 9, true, func(r fleet.Row) string { return na(r.LoopKnown, fmtMs(r.LoopP99)+" ms") }},
 		{"queue", 6, true, func(r fleet.Row) string { return fmt.Sprint(r.Queue) }},
 		{"tasks/s", 8, true, func(r fleet.Row) string { return na(!math.IsNaN(r.TasksPerS), fmtNum(r.TasksPerS)) }},
-		{"CPU", 5, true, func(r fleet.Row) string { return na(r.CPUPercent >= 0, fmt.Sprintf("%.0f%%", r.CPUPercent)) }},
-		{"RSS", 8, true, func(r fleet.Row) string {
-			return na(r.RSSBytes >= 0, fmt.Sprintf("%.0f MiB", session.Bytes(r.RSSBytes).MiB()))
-		}},
+		{"CPU", 5, true, cpu},
+		{"RSS", 8, true, rss},
 	}
-	sizes := fleetCol{"sizes", 5, true, func(r fleet.Row) string { return fmt.Sprint(r.Sizes) }}
+	figures = append(figures, fleetCol{"sizes", 5, true, func(r fleet.Row) string { return fmt.Sprint(r.Sizes) }})
 	for i := range figures {
 		cell := figures[i].cell
 		figures[i].cell = func(r fleet.Row) string {
@@ -311,6 +314,7 @@ func fleetCols(rows []fleet.Row, w int) []fleetCol {
 			return cell(r)
 		}
 	}
+	figures, sizes := figures[:len(figures)-1], figures[len(figures)-1]
 	width := func(cols []fleetCol) int {
 		n := 2 // the selection mark
 		for _, c := range cols {
@@ -318,8 +322,22 @@ func fleetCols(rows []fleet.Row, w int) []fleetCol {
 		}
 		return n - 1
 	}
+	// narrow is figures one cell closer each, "wkrs" for workers: 80
+	// columns hold a row with 127.0.0.1:NNNNN and the short state.
+	narrow := slices.Clone(figures)
+	for i := range narrow {
+		narrow[i].w--
+	}
+	narrow[0].head, narrow[0].w = "wkrs", 4
+	// The first that fits: the widest figures, the longest state form.
+	wideSizes := append(slices.Clone(figures), sizes)
+	full, mid, short := 0, 1, 2 // in stateForms
 	var cols []fleetCol
-	for _, form := range stateForms {
+	for _, try := range []struct {
+		figs []fleetCol
+		form int
+	}{{wideSizes, full}, {wideSizes, mid}, {figures, full}, {figures, mid}, {figures, short}, {narrow, mid}, {narrow, short}} {
+		form := stateForms[try.form]
 		state := fleetCol{"state", len(form), false, func(r fleet.Row) string {
 			if r.Live() {
 				return "live"
@@ -330,14 +348,12 @@ func fleetCols(rows []fleet.Row, w int) []fleetCol {
 			{"name", nameW, false, func(r fleet.Row) string { return r.Name }},
 			{"address", addrW, false, func(r fleet.Row) string { return r.Addr }},
 			state,
-		}, figures...)
-		if width(append(cols, sizes)) <= w {
-			return append(cols, sizes)
-		}
+		}, try.figs...)
 		if width(cols) <= w {
 			return cols
 		}
 	}
+	cols[0].w = max(cols[0].w-(width(cols)-w), 4) // the names cut, not the figures
 	return cols
 }
 

@@ -126,3 +126,32 @@ func TestFleetSelectionFollowsTheProcess(t *testing.T) {
 		t.Fatal("esc: still open")
 	}
 }
+
+// TestFleetStateFitsTheWidth: a disconnected row says since when in the
+// longest form the width holds with every figure (80: down; 100:
+// disconnected; 140: disconnected since, and the sizes count), its
+// figures "-", and no line is wider than the screen.
+func TestFleetStateFitsTheWidth(t *testing.T) {
+	f := newFakeFleet(3)
+	at := time.Date(2026, 12, 2, 3, 4, 5, 0, time.Local)
+	f.m[1].snap.Disconnected = at
+	m := NewFleet(f, fleet.ByGiven)
+	m = fleetRun(m, m.Init()())
+	for w, want := range map[int]string{80: "down 03:04:05", 100: "disconnected 03:04:05", 140: "disconnected since 03:04:05"} {
+		m = fleetRun(m, tea.WindowSizeMsg{Width: w, Height: 24})
+		out := ansi.Strip(m.View().Content)
+		var row string
+		for _, l := range strings.Split(out, "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("%d: a line of %d cells: %q", w, ansi.StringWidth(l), l)
+			}
+			if strings.Contains(l, "svc01") {
+				row = l
+			}
+		}
+		fields := strings.Fields(row)
+		if !strings.Contains(row, want) || strings.Contains(row, "…") || fields[len(fields)-1] != "-" || w == 80 && strings.Contains(out, "sizes") || w == 140 && !strings.Contains(out, "sizes") {
+			t.Errorf("%d: row %q, want %q, figures -, the sizes column at 140, not at 80:\n%s", w, row, want, out)
+		}
+	}
+}
