@@ -23,6 +23,7 @@ type Fleet struct {
 	addrs   []string
 	members []session.Source
 	samples chan session.Snapshot
+	closed  chan struct{} // closed by Close once every member has closed
 	wg      sync.WaitGroup
 	once    sync.Once
 }
@@ -35,14 +36,18 @@ func New(addrs []string, members []session.Source) *Fleet {
 		panic(fmt.Sprintf("fleet: %d addresses, %d members", len(addrs), len(members)))
 	}
 	f := &Fleet{addrs: slices.Clone(addrs), members: slices.Clone(members),
-		samples: make(chan session.Snapshot, 64*len(members))}
+		samples: make(chan session.Snapshot, 64*len(members)), closed: make(chan struct{})}
 	f.wg.Add(len(members))
 	for i, m := range f.members {
 		go func() {
 			defer f.wg.Done()
 			for s := range m.Samples() {
 				s.Remote = f.addrs[i]
-				f.samples <- s
+				select {
+				case f.samples <- s:
+				case <-f.closed: // no one reads any more: the rest dropped
+					return
+				}
 			}
 		}()
 	}
@@ -71,7 +76,9 @@ func (f *Fleet) Samples() <-chan session.Snapshot { return f.samples }
 // Post sends a to member i only; see session.Source.Post.
 func (f *Fleet) Post(i int, a session.Action) <-chan error { return f.members[i].Post(a) }
 
-// Close closes every member, so Samples closes. Safe twice.
+// Close closes every member, so Samples closes: what Samples' buffer
+// holds then can still be read, what did not fit in it is dropped, read
+// or not. Safe twice.
 func (f *Fleet) Close() {
 	f.once.Do(func() {
 		var wg sync.WaitGroup
@@ -80,6 +87,7 @@ func (f *Fleet) Close() {
 			go func() { defer wg.Done(); m.Close() }()
 		}
 		wg.Wait()
+		close(f.closed)
 	})
 }
 

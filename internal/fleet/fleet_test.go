@@ -71,3 +71,52 @@ func TestSort(t *testing.T) {
 		t.Errorf("after the last: %v", k)
 	}
 }
+
+// member is a Source whose samples a test sends.
+type member struct {
+	ch   chan session.Snapshot
+	last session.Snapshot
+	acts []session.Action
+}
+
+func (m *member) Samples() <-chan session.Snapshot { return m.ch }
+func (m *member) Snapshot() session.Snapshot       { return m.last }
+func (m *member) Close()                           { close(m.ch) }
+func (m *member) Post(a session.Action) <-chan error {
+	m.acts = append(m.acts, a)
+	res := make(chan error, 1)
+	res <- nil
+	return res
+}
+
+// TestFleetMergesAndCloses: each member's samples come out tagged with
+// its address; an action goes to its member only; Close ends Samples
+// even when more was sent than its buffer holds and nobody read.
+func TestFleetMergesAndCloses(t *testing.T) {
+	a, b := &member{ch: make(chan session.Snapshot, 1000)}, &member{ch: make(chan session.Snapshot, 1000)}
+	f := New([]string{"a:1", "b:2"}, []session.Source{a, b})
+	a.ch <- session.Snapshot{}
+	b.ch <- session.Snapshot{}
+	got := map[string]bool{}
+	for range 2 {
+		got[(<-f.Samples()).Remote] = true
+	}
+	if !got["a:1"] || !got["b:2"] {
+		t.Fatalf("tags %v", got)
+	}
+	if err := <-f.Post(1, session.Action{Kind: session.SetWorkers, N: 3}); err != nil || len(a.acts) != 0 || len(b.acts) != 1 {
+		t.Fatalf("post to 1: %v, a %v, b %v", err, a.acts, b.acts)
+	}
+	for range 500 { // past Samples' buffer of 64 per member
+		a.ch <- session.Snapshot{}
+	}
+	f.Close()
+	f.Close()
+	n := 0
+	for range f.Samples() {
+		n++
+	}
+	if n > 128 {
+		t.Fatalf("%d samples read after Close, more than the buffer", n)
+	}
+}
