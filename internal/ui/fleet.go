@@ -236,17 +236,23 @@ func (m FleetModel) View() (v tea.View) {
 	defer crash.Recover()
 	if m.open {
 		d := m.dash[m.sel]
-		v.SetContent(d.content() + "\n" + fit(fleetLine(m.rows, d.width), d.width))
+		v.SetContent(d.content() + "\n" + fit(fleetLine(m.rows, m.sel, d.width), d.width))
 		return v
 	}
 	v.SetContent(trimBlanks(fleetScreen(m.sorted(), m.sel, m.sort, m.errLine, m.width, m.height)))
 	return v
 }
 
-// fleetLine is the line under an open dashboard: how to come back, and
-// how the fleet is.
-func fleetLine(rows []fleet.Row, w int) string {
-	return cut(theme.Faint.Render("esc back to the fleet: "+fleetCount(rows)), w)
+// fleetLine is the line under process sel's open dashboard: its address,
+// how to come back, and how the fleet is.
+func fleetLine(rows []fleet.Row, sel, w int) string {
+	addr := ""
+	for _, r := range rows {
+		if r.Index == sel {
+			addr = r.Addr + "  "
+		}
+	}
+	return cut(theme.Faint.Render(addr+"esc back to the fleet: "+fleetCount(rows)), w)
 }
 
 // fleetCount says how many processes are live and how many are not.

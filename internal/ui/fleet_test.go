@@ -118,7 +118,7 @@ func TestFleetSelectionFollowsTheProcess(t *testing.T) {
 	if _, open := m.Selected(); !open || m.dash[0].view.help {
 		t.Fatal("esc on the ? screen: want it closed, the dashboard open")
 	}
-	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "esc back to the fleet: 3 processes, 3 live") {
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "10.0.0.1:7000  esc back to the fleet: 3 processes, 3 live") {
 		t.Fatalf("open dashboard without the fleet's line:\n%s", out)
 	}
 	m = fleetKeys(m, "esc")
