@@ -22,31 +22,35 @@ type attachOptions struct {
 	client *remote.Client
 	spec   load.Spec      // --load; nil without
 	source session.Source // client with the load's figures, when spec is set
+	fleet  *fleetOptions  // more than one ADDR (fleet.go); nil for one
 }
 
 // attachUsage is offtop attach --help, generated from its flags.
 var attachUsage = func() string {
-	fs, _, _, _ := attachFlags(new(options))
+	fs, _, _, _, _ := attachFlags(new(options))
 	return "usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent\n" +
+		"       offtop attach ADDR ADDR... | --from FILE [flags]   a fleet: one row per process\n" +
 		"  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)\n" +
-		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load") + "\n" +
+		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load", "from", "sort") + "\n" +
 		attachKeysUsage + "\n" + keysLanguage + "\n" +
 		"When the program goes away the dashboard says \"disconnected\" and attach\n" +
 		"reconnects every " + remote.RetryEvery.String() + "; --headless writes no line meanwhile and says so on\nstderr."
 }()
 
 // attachKeysUsage is attach --help's list of the keys.
-const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c"
+const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c\n" +
+	"a fleet: up down (select) enter (open its dashboard) esc (back) s (sort); + - 0-9 a g G = r to the selected process"
 
 // attachFlags defines attach's flags into o: the values of --token,
-// --keys and --load.
-func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec *string) {
+// --keys and --load, and the fleet's flags.
+func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec *string, fo *fleetOptions) {
 	fs = cliflag.New("offtop attach")
 	token = fs.String("token", "", "`T` the agent's control token (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
 	loadSpec = fs.String("load", "", loadUsage)
-	return fs, token, keys, loadSpec
+	fo = fleetFlags(fs)
+	return fs, token, keys, loadSpec, fo
 }
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
@@ -55,10 +59,10 @@ const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--
 // after the flags.
 func parseAttach(args []string) (options, string, error) {
 	var o options
-	fs, token, keys, loadSpec := attachFlags(&o)
-	// Flags and ADDR in any order: parse up to a word, take it, go on.
+	fs, token, keys, loadSpec, fo := attachFlags(&o)
+	// Flags and ADDRs in any order: parse up to a word, take it, go on.
 	var addr string
-	var rest []string
+	var rest []string // the ADDRs after the first
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -76,17 +80,21 @@ func parseAttach(args []string) (options, string, error) {
 		}
 		args = fs.Args()[1:]
 	}
+	addrs, err := fo.addrs(addr, rest)
 	switch {
-	case addr == "":
+	case err != nil:
+		return o, "", err
+	case len(addrs) == 0:
 		return o, "", usagef("attach: no ADDR (host:port of the program's agent)")
-	case len(rest) > 0:
-		return o, "", usagef("attach: unexpected argument: %s", quote(rest[0]))
 	}
+	addr = addrs[0]
 	if err := fs.Check(); err != nil {
 		return o, "", usagef("attach: %v", err)
 	}
-	if _, err := remote.BaseURL(addr); err != nil {
-		return o, "", usagef("attach: %v: %s", err, quote(addr))
+	for _, a := range addrs {
+		if _, err := remote.BaseURL(a); err != nil {
+			return o, "", usagef("attach: %v: %s", err, quote(a))
+		}
 	}
 	seen := fs.Seen()
 	if seen["token"] && *token == "" {
@@ -108,6 +116,12 @@ func parseAttach(args []string) (options, string, error) {
 		return o, "", err
 	}
 	o.attach = &attachOptions{addr: addr, spec: spec}
+	if len(addrs) > 1 {
+		if err := fo.check(addrs, o, seen); err != nil {
+			return o, "", err
+		}
+		o.attach.fleet = fo
+	}
 	return o, *token, nil
 }
 
@@ -122,6 +136,9 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "offtop: %v\n%s\n", err, attachShortUsage)
 		return exitUsage
+	}
+	if o.attach.fleet != nil {
+		return runFleet(o, token, stdout, stderr, cr)
 	}
 	// The address and the flags first, the terminal last: an attach that
 	// could not run anyway says why, not only that stdout is no terminal.

@@ -29,6 +29,9 @@ type headless struct {
 	bw     *bufio.Writer
 	enc    *json.Encoder
 	link   linkNotes
+	// links are a fleet's notes, one per address, nil for one process;
+	// a fleet's lines start with their address (fleetLine).
+	links  map[string]*linkNotes
 	werr   error         // the first write error; no lines after it (the reader's goroutine)
 	failed chan struct{} // closed at werr
 	stop   chan struct{} // closed by quit
@@ -44,6 +47,9 @@ func newHeadless(r *runner, w, stderr io.Writer) *headless {
 	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr},
 		failed: make(chan struct{}), stop: make(chan struct{})}
 	h.enc = json.NewEncoder(h.bw)
+	if r.o.attach != nil && r.o.attach.fleet != nil {
+		h.links = map[string]*linkNotes{}
+	}
 	return h
 }
 
@@ -73,10 +79,15 @@ func (h *headless) press(key string) {
 // sampled writes snap as a line; attached, no line while the program is
 // gone (linkNotes says so).
 func (h *headless) sampled(snap session.Snapshot) {
-	if h.link.Skip(snap) || h.werr != nil {
+	if h.notes(snap.Remote).Skip(snap) || h.werr != nil {
 		return
 	}
-	if h.werr = h.enc.Encode(snap); h.werr == nil {
+	if h.links != nil {
+		h.werr = writeFleetLine(h.bw, snap)
+	} else {
+		h.werr = h.enc.Encode(snap)
+	}
+	if h.werr == nil {
 		h.werr = h.bw.Flush()
 	}
 	if h.werr != nil {
@@ -100,6 +111,37 @@ func (h *headless) finish(_ bool, sig os.Signal, _ error) error {
 		_ = h.r.writeSummary(h.stderr, nil)
 	}
 	h.link.End()
+	for _, l := range h.links {
+		l.End()
+	}
+	return err
+}
+
+// notes is the link notes of the process at addr.
+func (h *headless) notes(addr string) *linkNotes {
+	if h.links == nil {
+		return &h.link
+	}
+	l := h.links[addr]
+	if l == nil {
+		l = &linkNotes{W: h.stderr}
+		h.links[addr] = l
+	}
+	return l
+}
+
+// writeFleetLine writes snap as one line of a fleet's JSON Lines: the
+// line of one process with "addr" (the process's ADDR as given) first.
+func writeFleetLine(w io.Writer, snap session.Snapshot) error {
+	b, err := json.Marshal(snap)
+	if err != nil {
+		return err
+	}
+	addr, _ := json.Marshal(snap.Remote)
+	line := make([]byte, 0, len(b)+len(addr)+10)
+	line = append(append(append(line, `{"addr":`...), addr...), ',')
+	line = append(append(line, b[1:]...), '\n')
+	_, err = w.Write(line)
 	return err
 }
 

@@ -63,6 +63,10 @@ func newRunner(o options, cr *crasher) (*runner, error) {
 	r := &runner{o: o, cr: cr, start: time.Now(), sm: &summary{First: o.session.Scenario}, hup: jobctl.NoWatch(),
 		sig: make(chan os.Signal, 2)}
 	signal.Notify(r.sig, jobctl.StopSignals...)
+	if o.attach != nil && o.attach.fleet != nil {
+		r.src = fleetSource{o.attach.fleet.fleet}
+		return r, nil
+	}
 	if o.attach != nil {
 		r.src = o.attach.client
 		if o.attach.source != nil { // the client under a load (--load)

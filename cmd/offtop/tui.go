@@ -52,7 +52,11 @@ func newTUI(r *runner, w io.Writer) *tui {
 	}
 	// Bubble Tea's own signal handling knows SIGINT and SIGTERM only; the
 	// runner's covers SIGHUP too and keeps the signal for the exit code.
-	t.p = tea.NewProgram(ui.New(uiSource(r.src, r.start)), tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
+	var m tea.Model = ui.New(uiSource(r.src, r.start))
+	if r.o.attach != nil && r.o.attach.fleet != nil {
+		m = fleetModel(r.o.attach.fleet)
+	}
+	t.p = tea.NewProgram(m, tea.WithOutput(pw), tea.WithoutSignals(), tea.WithFPS(ui.FPS),
 		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return t.sus.Filter(m, msg) }))
 	t.sus = jobctl.NewSuspender(t.p, out, ui.SuspendKey)
 	r.cr.SetStop(t.p.Kill)

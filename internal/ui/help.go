@@ -22,10 +22,13 @@ func footer(w int, v viewState, attached bool) string {
 	return footers.get(footerKey{w: w, help: v.help, attached: attached}, footerFor)
 }
 
+// fleetFooter is the fleet screen's footer for width w.
+func fleetFooter(w int) string { return footers.get(footerKey{w: w, fleet: true}, footerFor) }
+
 // footerKey is what the footer depends on.
 type footerKey struct {
-	w              int
-	help, attached bool
+	w                     int
+	help, attached, fleet bool
 }
 
 // footers remembers the footer per width and mode: it is the same every
@@ -41,6 +44,8 @@ func footerFor(k footerKey) string {
 		bs = DefaultKeyMap.HelpShortHelp()
 	case k.attached:
 		bs = DefaultKeyMap.AttachedShortHelp()
+	case k.fleet:
+		bs = DefaultKeyMap.FleetShortHelp()
 	}
 	for _, try := range []struct {
 		bs  []key.Binding

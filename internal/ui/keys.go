@@ -50,11 +50,20 @@ const (
 	useScrollUp                 // the ? screen: scroll up
 	useScrollDown               // the ? screen: scroll down
 	useCloseHelp                // the ? screen: close it
+	useSelectUp                 // the fleet: select the row above
+	useSelectDown               // the fleet: select the row below
+	useOpen                     // the fleet: open the selected process's dashboard
+	useSort                     // the fleet: the next sort key
+	useBack                     // a dashboard opened from the fleet: back to the fleet
 )
 
-// onDashboard and onHelp report the screens u works on.
-func (u keyUse) onDashboard() bool { return u < useScrollUp }
-func (u keyUse) onHelp() bool      { return u >= useScrollUp || u == useQuit }
+// onDashboard, onHelp and onFleet report the screens u works on. The
+// fleet screen (offtop attach ADDR ADDR...) takes its own keys first,
+// then the dashboard's that act on an attached program and quit
+// (fleetLookup), so its up and down select rather than resize.
+func (u keyUse) onDashboard() bool { return u < useScrollUp || u == useBack }
+func (u keyUse) onHelp() bool      { return u >= useScrollUp && u <= useCloseHelp || u == useQuit }
+func (u keyUse) onFleet() bool     { return u >= useSelectUp && u <= useSort }
 
 // keyGroup is a column of the ? screen.
 type keyGroup int
@@ -65,6 +74,7 @@ const (
 	groupView                 // figures, the screen, leaving
 	groupHelp                 // the ? screen's own keys
 	groups
+	groupFleet = groups // the fleet's keys: on no ? screen column
 )
 
 // footSpot is a key's entry in the dashboard's footer: at is its place
@@ -131,12 +141,25 @@ func declaredKeys() []keyDef {
 		{keys: []string{"down", "j", "pgdown", "space"}, label: "↓/j", help: "scroll down", use: useScrollDown},
 		{keys: []string{"?", "esc"}, label: "?/esc", help: "close help", use: useCloseHelp},
 	}
+	fleet := []keyDef{
+		{keys: []string{"up", "k"}, label: "↑/k", help: "select the process above", use: useSelectUp,
+			foot: footSpot{at: 1, key: "↑/↓", desc: "select"}},
+		{keys: []string{"down", "j"}, label: "↓/j", help: "select the process below", use: useSelectDown, foot: footSpot{at: 1}},
+		{keys: []string{"enter"}, label: "enter", help: "open its dashboard", use: useOpen,
+			foot: footSpot{at: 2, key: "enter", desc: "open"}},
+		{keys: []string{"s"}, label: "s", help: "next sort key", use: useSort, foot: footSpot{at: 3, key: "s", desc: "sort"}},
+		{keys: []string{"esc"}, label: "esc", help: "back to the fleet", use: useBack},
+	}
 	var all []keyDef
 	for g, defs := range [groups][]keyDef{groupPool: pool, groupLoad: load, groupView: view, groupHelp: help} {
 		for _, d := range defs {
 			d.group = keyGroup(g)
 			all = append(all, d)
 		}
+	}
+	for _, d := range fleet {
+		d.group = groupFleet
+		all = append(all, d)
 	}
 	return all
 }
@@ -179,7 +202,7 @@ var DefaultKeyMap = newKeyMap(declaredKeys())
 // newKeyMap is the key map of defs. It panics when a key is bound twice
 // on one screen or a footer entry has no text: a table that cannot be.
 func newKeyMap(defs []keyDef) KeyMap {
-	dash, help := map[string]bool{}, map[string]bool{}
+	dash, help, fleet := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, d := range defs {
 		if len(d.keys) == 0 || (d.use == useAction) != (d.act != nil) || d.script && !d.use.onDashboard() {
 			panic(fmt.Sprintf("ui: key %q: declared wrong", d.label))
@@ -188,7 +211,7 @@ func newKeyMap(defs []keyDef) KeyMap {
 			for _, on := range []struct {
 				yes  bool
 				seen map[string]bool
-			}{{d.use.onDashboard(), dash}, {d.use.onHelp(), help}} {
+			}{{d.use.onDashboard(), dash}, {d.use.onHelp(), help}, {d.use.onFleet(), fleet}} {
 				if on.yes && on.seen[k] {
 					panic(fmt.Sprintf("ui: key %q bound twice on one screen", k))
 				}
@@ -280,7 +303,7 @@ func (km KeyMap) footer(attached bool) []key.Binding {
 	var es []*entry
 	for _, d := range km.defs {
 		f := d.foot
-		if f.at == 0 || !d.use.onDashboard() {
+		if f.at == 0 || !d.use.onDashboard() || d.group == groupFleet {
 			continue
 		}
 		i := slices.IndexFunc(es, func(e *entry) bool { return e.at == f.at })
@@ -297,6 +320,51 @@ func (km KeyMap) footer(attached bool) []key.Binding {
 	for _, e := range es {
 		if !e.drop {
 			out = append(out, key.NewBinding(key.WithKeys(e.keys...), key.WithHelp(e.key, e.desc)))
+		}
+	}
+	return out
+}
+
+// fleetLookup is the declaration of key k on the fleet screen: its own
+// keys first, then the dashboard's that post an Action an attached
+// program takes (to the selected process) and quit.
+func (km KeyMap) fleetLookup(k string) (keyDef, bool) {
+	for _, d := range km.defs {
+		if d.use.onFleet() && slices.Contains(d.keys, k) {
+			return d, true
+		}
+	}
+	d, ok := km.lookup(k, false)
+	if ok && (d.use == useQuit || d.use == useAction && d.attached()) {
+		return d, true
+	}
+	return keyDef{}, false
+}
+
+// FleetShortHelp is the fleet screen's footer: its own keys' entries,
+// then the attached footer's entries with a key that does the same there
+// (fleetLookup: "+/-" for + and -, up and down selecting).
+func (km KeyMap) FleetShortHelp() []key.Binding {
+	var out []key.Binding
+	for _, d := range km.defs {
+		if d.use.onFleet() && d.foot.key != "" {
+			var keys []string
+			for _, e := range km.defs {
+				if e.use.onFleet() && e.foot.at == d.foot.at {
+					keys = append(keys, e.keys...)
+				}
+			}
+			out = append(out, key.NewBinding(key.WithKeys(keys...), key.WithHelp(d.foot.key, d.foot.desc)))
+		}
+	}
+	for _, b := range km.AttachedShortHelp() {
+		same := false
+		for _, k := range b.Keys() {
+			d, ok := km.fleetLookup(k)
+			same = same || ok && !d.use.onFleet()
+		}
+		if same {
+			out = append(out, b)
 		}
 	}
 	return out
@@ -334,6 +402,9 @@ func (km KeyMap) FullHelp() [][]key.Binding {
 	at := make([]int, groups)
 	for _, d := range km.defs {
 		g := d.group
+		if g == groupFleet {
+			continue
+		}
 		if !d.fold {
 			out[g] = append(out[g], d.binding())
 			continue

@@ -65,19 +65,30 @@ type sample struct {
 }
 
 // fetcher reads Snapshots one at a time and numbers them. It is used only
-// from Cmds; mu guards seq and serializes the reads so seq follows time.
+// from Cmds.
 type fetcher struct {
 	src Source
+	numbered[session.Snapshot]
+}
+
+func (f *fetcher) read() sample {
+	s, seq := f.numbered.read(f.src.Snapshot)
+	return sample{snap: s, seq: seq}
+}
+
+// numbered numbers what it reads; mu guards seq and serializes the reads
+// so seq follows time.
+type numbered[T any] struct {
 	mu  sync.Mutex
 	seq uint64
 }
 
-func (f *fetcher) read() sample {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	s := f.src.Snapshot()
-	f.seq++
-	return sample{snap: s, seq: f.seq}
+func (n *numbered[T]) read(get func() T) (T, uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v := get()
+	n.seq++
+	return v, n.seq
 }
 
 // Model is the Bubble Tea model. Its zero value is not usable: call New.

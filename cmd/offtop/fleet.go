@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/offtop/offtop/internal/cliflag"
+	"github.com/offtop/offtop/internal/fleet"
+	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/remote"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/ui"
+)
+
+// fleetOptions are what `offtop attach ADDR ADDR...` (or --from) adds:
+// the addresses, the sort key, and the fleet once dialled.
+type fleetOptions struct {
+	from, sortBy *string
+	list         []string // every ADDR, in the order given
+	sort         fleet.SortKey
+	fleet        *fleet.Fleet // dialled by runFleet
+}
+
+// maxFleet bounds the processes of one fleet.
+const maxFleet = 256
+
+// fleetFlags defines the fleet's flags into fs.
+func fleetFlags(fs *cliflag.Set) *fleetOptions {
+	return &fleetOptions{
+		from:   fs.String("from", "", "`FILE` addresses to attach to, one a line (# starts a comment), after the ADDRs given"),
+		sortBy: fs.String("sort", "given", "`KEY` a fleet's order: given, name, addr, p99, queue, tasks, cpu, rss (the s key steps through them)"),
+	}
+}
+
+// addrs is first and rest (the ADDRs of the command line), then those of
+// --from, in order.
+func (fo *fleetOptions) addrs(first string, rest []string) ([]string, error) {
+	var out []string
+	if first != "" {
+		out = append(out, first)
+	}
+	out = append(out, rest...)
+	if *fo.from == "" {
+		return out, nil
+	}
+	f, err := os.Open(*fo.from)
+	if err != nil {
+		return nil, usagef("attach: --from: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case strings.ContainsAny(line, " \t"):
+			return nil, usagef("attach: --from: %s line %d: one address a line: %s", *fo.from, n, quote(line))
+		default:
+			out = append(out, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usagef("attach: --from: %s: %v", *fo.from, err)
+	}
+	if len(out) == 0 {
+		return nil, usagef("attach: --from: %s has no address", *fo.from)
+	}
+	return out, nil
+}
+
+// check takes addrs for a fleet, refusing what it cannot do: --load
+// (a load drives one program), an address twice, too many, and, with
+// --headless, a --keys script that sends an action (no process is
+// selected there).
+func (fo *fleetOptions) check(addrs []string, o options, seen map[string]bool) error {
+	k, err := fleet.ParseSortKey(*fo.sortBy)
+	switch {
+	case err != nil:
+		return usagef("attach: --sort: %v", err)
+	case seen["load"]:
+		return usagef("attach: --load drives one program: give one ADDR with it (%d given)", len(addrs))
+	case len(addrs) > maxFleet:
+		return usagef("attach: %d addresses, at most %d", len(addrs), maxFleet)
+	case o.headless && scriptControls(o.keys):
+		return usagef("attach: --keys: an action with --headless and more than one ADDR: no process is selected there")
+	}
+	at := map[string]int{}
+	for i, a := range addrs {
+		if j, ok := at[a]; ok {
+			return usagef("attach: %s given twice (ADDR %d and %d)", quote(a), j+1, i+1)
+		}
+		at[a] = i
+	}
+	fo.list, fo.sort = addrs, k
+	return nil
+}
+
+// runFleet is `offtop attach` with more than one ADDR: every agent dialled
+// at once, then the fleet screen or --headless. An agent that cannot be
+// read is one line naming it and its cause, exit 2.
+func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) int {
+	fo := o.attach.fleet
+	clients := make([]*remote.Client, len(fo.list))
+	errs := make([]error, len(fo.list))
+	var wg sync.WaitGroup
+	for i, a := range fo.list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if clients[i], errs[i] = remote.Dial(a, remote.Options{Token: token}); errs[i] == nil && scriptControls(o.keys) {
+				errs[i] = clients[i].CheckControl()
+			}
+		}()
+	}
+	wg.Wait()
+	members := make([]session.Source, len(clients))
+	for i, c := range clients {
+		members[i] = c
+	}
+	closeAll := func() {
+		for _, c := range clients {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		closeAll()
+		for i, e := range errs {
+			if e != nil {
+				return exitCode(usagef("attach: %s: %v", fo.list[i], e), stderr)
+			}
+		}
+	}
+	if !o.headless && !jobctl.IsTerminal(stdout) {
+		closeAll()
+		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
+		return exitUsage
+	}
+	fo.fleet = fleet.New(fo.list, members)
+	o.session.Scenario = fmt.Sprintf("a fleet of %d", len(fo.list))
+	o.noSummary = true // the summary is of one process; each one's rows are in its lines
+	return runFront(o, stdout, stderr, cr)
+}
+
+// fleetSource is a fleet as the runner's Source: the samples of every
+// process, and Close. It takes no action (each goes to one process,
+// from the fleet screen).
+type fleetSource struct{ *fleet.Fleet }
+
+func (s fleetSource) Snapshot() session.Snapshot {
+	return session.Snapshot{Run: session.Run{Scenario: fmt.Sprintf("a fleet of %d", s.Len())}}
+}
+
+func (fleetSource) Post(a session.Action) <-chan error {
+	res := make(chan error, 1)
+	res <- fmt.Errorf("%w: %s: no process selected", session.ErrAction, a.Kind)
+	return res
+}
+
+// fleetModel is the fleet screen of fo.
+func fleetModel(fo *fleetOptions) ui.FleetModel { return ui.NewFleet(fo.fleet, fo.sort) }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/offtop/offtop/internal/fleet"
+)
+
+// TestParseFleet: more than one ADDR, or --from, is a fleet: the ADDRs
+// given then the file's, one a line, comments and blank lines skipped;
+// one ADDR stays the one-process attach.
+func TestParseFleet(t *testing.T) {
+	from := filepath.Join(t.TempDir(), "fleet")
+	if err := os.WriteFile(from, []byte("# the replicas\n127.0.0.1:7072\n\n  127.0.0.1:7073  # the last\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, _, err := parseAttach([]string{"127.0.0.1:7070", "--sort", "p99", "127.0.0.1:7071", "--from", from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"127.0.0.1:7070", "127.0.0.1:7071", "127.0.0.1:7072", "127.0.0.1:7073"}
+	if o.attach.fleet == nil || !slices.Equal(o.attach.fleet.list, want) || o.attach.fleet.sort != fleet.ByLoopP99 {
+		t.Fatalf("fleet %+v, want %q by p99", o.attach.fleet, want)
+	}
+	if o, _, err := parseAttach([]string{"127.0.0.1:7070"}); err != nil || o.attach.fleet != nil {
+		t.Fatalf("one ADDR: fleet %+v, %v", o.attach.fleet, err)
+	}
+	one := filepath.Join(t.TempDir(), "one")
+	os.WriteFile(one, []byte("127.0.0.1:7070\n"), 0o600)
+	if o, _, err := parseAttach([]string{"--from", one}); err != nil || o.attach.fleet != nil || o.attach.addr != "127.0.0.1:7070" {
+		t.Fatalf("--from with one ADDR: %+v, %v", o.attach, err)
+	}
+}
+
+// TestParseFleetRefusals: each refusal is one line naming the cause.
+func TestParseFleetRefusals(t *testing.T) {
+	dir := t.TempDir()
+	empty, spaced := filepath.Join(dir, "empty"), filepath.Join(dir, "spaced")
+	os.WriteFile(empty, []byte("# none\n"), 0o600)
+	os.WriteFile(spaced, []byte("a:1 b:2\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a:1", "a:1"}, `"a:1" given twice (ADDR 1 and 2)`},
+		{[]string{"a:1", "b:2", "--load", "/ping=10/s"}, "--load drives one program"},
+		{[]string{"a:1", "b:2", "--sort", "speed"}, `--sort: unknown sort key "speed"`},
+		{[]string{"a:1", "b:2", "--headless", "--keys", "1s:3"}, "an action with --headless and more than one ADDR"},
+		{[]string{"a:1", "b"}, `no port`},
+		{[]string{"--from", filepath.Join(dir, "none")}, "--from: open"},
+		{[]string{"--from", empty}, "has no address"},
+		{[]string{"--from", spaced}, "line 1: one address a line"},
+	} {
+		_, _, err := parseAttach(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestFleetUnreachableIsOneLine: a fleet with an ADDR nothing listens on
+// is refused before the screen: one line naming that ADDR, exit 2.
+func TestFleetUnreachableIsOneLine(t *testing.T) {
+	a, _ := startService(t, "127.0.0.1:0", "--load", "0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := ln.Addr().String()
+	ln.Close()
+	var stdout, stderr strings.Builder
+	code := runAttach([]string{a, none, "--headless"}, &stdout, &stderr, newCrasher(&stderr))
+	want := "offtop: attach: " + none + ": unreachable: nothing listens on " + none + "\n"
+	if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
+	}
+}
