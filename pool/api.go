@@ -118,8 +118,11 @@ type Worker struct {
 	Busy time.Duration
 	// OnCPU is the thread CPU time over the same runs (Linux
 	// CLOCK_THREAD_CPUTIME_ID; the worker is locked to its OS thread for the
-	// run), including the run in progress. Valid only when OnCPUKnown; it is
-	// false on other systems, or after a clock read failed.
+	// run), including the run in progress. A run that follows one shorter
+	// than 50 us is not clocked (the reads would cost about what such a
+	// run does): its wall time counts as on-CPU, until a run of 50 us or
+	// more makes the next one clocked again. Valid only when OnCPUKnown; it
+	// is false on other systems, or after a clock read failed.
 	OnCPU      time.Duration
 	OnCPUKnown bool
 	// Running reports whether the worker has a task: in progress, or handed

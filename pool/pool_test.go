@@ -1153,3 +1153,59 @@ func TestPanicHandlerGetsADoneCallbacksPanic(t *testing.T) {
 		t.Fatalf("handler got %v", v)
 	}
 }
+
+// TestShortRunsAreNotClocked: a run shorter than shortRun makes its
+// worker's next run skip the thread CPU clock (no thread lock, no reads;
+// its wall time counts as on-CPU), so a stream of trivial Do calls reads
+// the clock for few of them; a run at least that long makes the next one
+// clocked again, and a blocked task on it reads as off-CPU.
+func TestShortRunsAreNotClocked(t *testing.T) {
+	if !cpuclock.Known {
+		t.Skip("no thread CPU clock on this OS")
+	}
+	p := newPool(t, Options{Size: 1})
+	clocked := func() int64 {
+		p.mu.Lock()
+		w := p.slots[0]
+		p.mu.Unlock()
+		w.runAcct.mu.Lock()
+		defer w.runAcct.mu.Unlock()
+		return w.clockedRuns
+	}
+	const n = 200
+	for range n {
+		if err := p.Do(func() {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := clocked(); c < 1 || c > n/2 {
+		t.Errorf("%d of %d trivial runs clocked, want the first and few others", c, n)
+	}
+	// block runs a task that waits until the worker has been busy 20ms
+	// on it, and returns the worker's Busy and OnCPU added meanwhile.
+	block := func() (busy, onCPU time.Duration) {
+		w0 := p.Stats().Workers[0]
+		release := make(chan struct{})
+		done := make(chan error, 1)
+		if err := p.Submit(func() { <-release }, func(err error) { done <- err }); err != nil {
+			t.Fatal(err)
+		}
+		var w Worker
+		waitUntil(t, "busy 20ms on the blocked task", func() bool {
+			w = p.Stats().Workers[0]
+			return w.Busy-w0.Busy > 20*time.Millisecond
+		})
+		close(release)
+		recv(t, "done", done)
+		return w.Busy - w0.Busy, w.OnCPU - w0.OnCPU
+	}
+	block() // long: the next run is clocked, whatever this one was
+	c := clocked()
+	busy, onCPU := block()
+	if got := clocked(); got != c+1 {
+		t.Errorf("the run after a long one: clocked runs %d -> %d, want one more", c, got)
+	}
+	if onCPU > busy/2 {
+		t.Errorf("blocked task on a clocked run: on CPU %v of busy %v", onCPU, busy)
+	}
+}
