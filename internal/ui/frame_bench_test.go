@@ -2,8 +2,8 @@ package ui
 
 import (
 	"io"
-	"math/rand/v2"
 	"testing"
+	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
 
@@ -11,16 +11,19 @@ import (
 )
 
 // BenchmarkFrameParts: what one changed frame costs by part at 100x30,
-// over two frames one sample apart: formatting the Snapshot (render, its
+// over two frames of a paused run one sample apart: formatting the Snapshot (render, its
 // plots kept from the frame before or drawn again; trim), then what
 // Bubble Tea's renderer does with a frame whose content changed (parse it
 // into its cleared cell buffer; diff the buffer against the screen and
 // write the changes).
 func BenchmarkFrameParts(b *testing.B) {
 	const w, h = 100, 30
-	r := rand.New(rand.NewPCG(1, 2))
+	// Two samples of a paused run 100ms apart: the clock, the CPU and the
+	// RSS moved; the histories did not.
 	s0 := richSnapshot()
-	s1 := vary(s0, 1, r)
+	s1 := s0
+	s1.Elapsed += session.Seconds(100 * time.Millisecond)
+	s1.CPUPercent, s1.RSSBytes = s0.CPUPercent/2, s0.RSSBytes+4096
 	snaps := [2]session.Snapshot{s0, s1}
 	var frames [2]string
 	for i, s := range snaps {
