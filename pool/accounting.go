@@ -125,11 +125,18 @@ func (p *Pool) ResetLatency() {
 	p.total.Reset()
 }
 
-// shortRun: a run shorter than this makes the next run of its goroutine
-// unclocked. Two reads of the thread CPU clock and gettid cost ~0.5-1 us
-// on a VM, as much as a short task; an unclocked run counts its wall time
-// as on-CPU (an error of at most that run's length while runs stay short).
-const shortRun = 50 * time.Microsecond
+// shortRun and shortStreak: after shortStreak runs in a row shorter than
+// shortRun, a worker's next runs are unclocked until one lasts shortRun
+// or more; the shortStreak runs after that are clocked whatever their
+// length. Two reads of the thread CPU clock and gettid cost ~0.5-1 us on
+// a VM, as much as a short task. An unclocked run counts its wall time as
+// on-CPU: the error is at most that run's length, and a long run misread
+// so is at most one in shortStreak+1 runs.
+const shortStreak = 16
+
+// shortRun is 50 us; a variable only so a test may widen it past the
+// race detector's and a busy machine's slowdown of a trivial run.
+var shortRun = 50 * time.Microsecond
 
 // beginRun starts a run on the calling worker goroutine. A clocked run
 // (see shortRun) locks the goroutine to its OS thread and reads the

@@ -1154,15 +1154,19 @@ func TestPanicHandlerGetsADoneCallbacksPanic(t *testing.T) {
 	}
 }
 
-// TestShortRunsAreNotClocked: a run shorter than shortRun makes its
-// worker's next run skip the thread CPU clock (no thread lock, no reads;
-// its wall time counts as on-CPU), so a stream of trivial Do calls reads
-// the clock for few of them; a run at least that long makes the next one
-// clocked again, and a blocked task on it reads as off-CPU.
+// TestShortRunsAreNotClocked: after a streak of shortStreak runs shorter
+// than shortRun a worker's runs skip the thread CPU clock (no thread lock,
+// no reads; wall time as on-CPU); a long run makes the next shortStreak
+// runs clocked, so a blocked task between short ones is read off-CPU.
 func TestShortRunsAreNotClocked(t *testing.T) {
 	if !cpuclock.Known {
 		t.Skip("no thread CPU clock on this OS")
 	}
+	// Trivial runs stay under 10 ms even under -race on a busy machine;
+	// the blocked ones last 20 ms or more.
+	// Restored after the pool's own cleanup has stopped its workers.
+	t.Cleanup(func(d time.Duration) func() { return func() { shortRun = d } }(shortRun))
+	shortRun = 10 * time.Millisecond
 	p := newPool(t, Options{Size: 1})
 	clocked := func() int64 {
 		p.mu.Lock()
@@ -1178,8 +1182,8 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c := clocked(); c < 1 || c > n/2 {
-		t.Errorf("%d of %d trivial runs clocked, want the first and few others", c, n)
+	if c := clocked(); c != shortStreak {
+		t.Errorf("%d of %d trivial runs clocked, want the first %d", c, n, shortStreak)
 	}
 	// block runs a task that waits until the worker has been busy 20ms
 	// on it, and returns the worker's Busy and OnCPU added meanwhile.
@@ -1199,7 +1203,7 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 		recv(t, "done", done)
 		return w.Busy - w0.Busy, w.OnCPU - w0.OnCPU
 	}
-	block() // long: the next run is clocked, whatever this one was
+	block() // long: the next shortStreak runs are clocked, whatever this one was
 	c := clocked()
 	busy, onCPU := block()
 	if got := clocked(); got != c+1 {
@@ -1207,5 +1211,15 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 	}
 	if onCPU > busy/2 {
 		t.Errorf("blocked task on a clocked run: on CPU %v of busy %v", onCPU, busy)
+	}
+	// Short and blocked runs alternating: no streak forms, every blocked
+	// run is clocked and read off-CPU.
+	for range 3 {
+		if err := p.Do(func() {}); err != nil {
+			t.Fatal(err)
+		}
+		if busy, onCPU := block(); onCPU > busy/2 {
+			t.Errorf("blocked task after one short run: on CPU %v of busy %v", onCPU, busy)
+		}
 	}
 }
