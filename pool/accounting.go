@@ -15,14 +15,17 @@ import (
 type runAcct struct {
 	mu       sync.Mutex
 	inRun    bool
+	clocked  bool          // the run in progress reads the thread CPU clock (see shortRun)
 	run      uint64        // number of the run in progress (or last begun)
 	runStart int64         // start of the run in progress (Pool.clock)
 	tid      int           // its OS thread (0: not known)
 	cpu0     time.Duration // that thread's CPU clock at run start
 	cpu0OK   bool          // cpu0 was read
 	busy     time.Duration // wall time of finished runs
-	onCPU    time.Duration // thread CPU time of finished runs
+	onCPU    time.Duration // thread CPU time of finished runs (an unclocked one's wall time)
 	cpuOK    bool          // every thread clock read at run end succeeded
+	// clockedRuns counts the runs begun clocked.
+	clockedRuns int64
 
 	lat latBuf // the slot's task latencies not yet recorded; guarded by Pool.mu
 }
@@ -122,15 +125,36 @@ func (p *Pool) ResetLatency() {
 	p.total.Reset()
 }
 
-// beginRun starts a run on the calling worker goroutine: it locks the
-// goroutine to its OS thread and reads the thread's id and CPU clock.
+// shortRun and shortStreak: after shortStreak runs in a row shorter than
+// shortRun, a worker's next runs are unclocked until one lasts shortRun
+// or more; the shortStreak runs after that are clocked whatever their
+// length. Two reads of the thread CPU clock and gettid cost ~0.5-1 us on
+// a VM, as much as a short task. An unclocked run counts its wall time as
+// on-CPU: the error is at most that run's length, and a long run misread
+// so is at most one in shortStreak+1 runs.
+const shortStreak = 16
+
+// shortRun is 50 us; a variable only so a test may widen it past the
+// race detector's and a busy machine's slowdown of a trivial run.
+var shortRun = 50 * time.Microsecond
+
+// beginRun starts a run on the calling worker goroutine. A clocked run
+// (see shortRun) locks the goroutine to its OS thread and reads the
+// thread's id and CPU clock; an unclocked one reads nothing.
 func (w *runAcct) beginRun(start int64, th *threadLock) {
-	th.acquire()
-	cpu, ok := cpuclock.Self()
+	th.acquire(start)
+	var cpu time.Duration
+	ok := false
+	if th.clocked {
+		cpu, ok = cpuclock.Self()
+	}
 	w.mu.Lock()
 	w.run++
 	th.run = w.run
-	w.inRun, w.runStart, w.tid, w.cpu0, w.cpu0OK = true, start, th.tid, cpu, ok
+	if th.clocked {
+		w.clockedRuns++
+	}
+	w.inRun, w.clocked, w.runStart, w.tid, w.cpu0, w.cpu0OK = true, th.clocked, start, th.tid, cpu, ok
 	w.mu.Unlock()
 }
 
@@ -139,23 +163,31 @@ func (w *runAcct) beginRun(start int64, th *threadLock) {
 // that thread. When detach already ended that run (the goroutine was
 // abandoned), it only unlocks the thread.
 func (w *runAcct) endRun(end int64, th *threadLock) {
-	cpu, ok := cpuclock.Self()
+	var cpu time.Duration
+	ok := false
+	if th.clocked {
+		cpu, ok = cpuclock.Self()
+	}
 	w.mu.Lock()
 	if w.inRun && w.run == th.run {
-		if d := time.Duration(end - w.runStart); d > 0 {
+		d := time.Duration(end - w.runStart)
+		if d > 0 {
 			w.busy += d
 		}
-		if ok && w.cpu0OK {
+		switch {
+		case !w.clocked:
+			w.onCPU += max(d, 0)
+		case ok && w.cpu0OK:
 			if d := cpu - w.cpu0; d > 0 {
 				w.onCPU += d
 			}
-		} else {
+		default:
 			w.cpuOK = false
 		}
 		w.inRun, w.tid = false, 0
 	}
 	w.mu.Unlock()
-	th.release()
+	th.release(end)
 }
 
 // detach ends the run in progress, if any, from another goroutine as of
@@ -169,8 +201,14 @@ func (w *runAcct) detach(end int64) {
 	if !w.inRun {
 		return
 	}
-	if d := time.Duration(end - w.runStart); d > 0 {
+	d := time.Duration(end - w.runStart)
+	if d > 0 {
 		w.busy += d
+	}
+	if !w.clocked {
+		w.onCPU += max(d, 0)
+		w.inRun, w.tid = false, 0
+		return
 	}
 	cpuOK := false
 	if w.tid != 0 && w.cpu0OK {
@@ -188,9 +226,9 @@ func (w *runAcct) detach(end int64) {
 }
 
 // read fills the accounting fields of ws as of at, the run in progress
-// included. While w.mu is held with inRun set the worker cannot leave its
-// thread (endRun needs w.mu first), so reading that thread's CPU clock from
-// here is safe.
+// included (unclocked: its wall time as on-CPU). While w.mu is held with
+// a clocked run in progress the worker cannot leave its thread (endRun
+// needs w.mu first), so reading that thread's CPU clock from here is safe.
 func (w *runAcct) read(at int64, ws *Worker) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -200,8 +238,11 @@ func (w *runAcct) read(at int64, ws *Worker) {
 	}
 	if d := time.Duration(at - w.runStart); d > 0 {
 		ws.Busy += d
+		if !w.clocked {
+			ws.OnCPU += d
+		}
 	}
-	if w.tid != 0 && w.cpu0OK {
+	if w.clocked && w.tid != 0 && w.cpu0OK {
 		if cpu, ok := cpuclock.Thread(w.tid); ok {
 			if d := cpu - w.cpu0; d > 0 {
 				ws.OnCPU += d

@@ -118,8 +118,11 @@ type Worker struct {
 	Busy time.Duration
 	// OnCPU is the thread CPU time over the same runs (Linux
 	// CLOCK_THREAD_CPUTIME_ID; the worker is locked to its OS thread for the
-	// run), including the run in progress. Valid only when OnCPUKnown; it is
-	// false on other systems, or after a clock read failed.
+	// run), including the run in progress. After 16 runs in a row shorter
+	// than 50 us, runs are not clocked (the reads would cost about what
+	// such a run does) and their wall time counts as on-CPU, until a run of
+	// 50 us or more makes the next 16 clocked again. Valid only when OnCPUKnown; it
+	// is false on other systems, or after a clock read failed.
 	OnCPU      time.Duration
 	OnCPUKnown bool
 	// Running reports whether the worker has a task: in progress, or handed

@@ -1153,3 +1153,73 @@ func TestPanicHandlerGetsADoneCallbacksPanic(t *testing.T) {
 		t.Fatalf("handler got %v", v)
 	}
 }
+
+// TestShortRunsAreNotClocked: after a streak of shortStreak runs shorter
+// than shortRun a worker's runs skip the thread CPU clock (no thread lock,
+// no reads; wall time as on-CPU); a long run makes the next shortStreak
+// runs clocked, so a blocked task between short ones is read off-CPU.
+func TestShortRunsAreNotClocked(t *testing.T) {
+	if !cpuclock.Known {
+		t.Skip("no thread CPU clock on this OS")
+	}
+	// Trivial runs stay under 10 ms even under -race on a busy machine;
+	// the blocked ones last 20 ms or more.
+	// Restored after the pool's own cleanup has stopped its workers.
+	t.Cleanup(func(d time.Duration) func() { return func() { shortRun = d } }(shortRun))
+	shortRun = 10 * time.Millisecond
+	p := newPool(t, Options{Size: 1})
+	clocked := func() int64 {
+		p.mu.Lock()
+		w := p.slots[0]
+		p.mu.Unlock()
+		w.runAcct.mu.Lock()
+		defer w.runAcct.mu.Unlock()
+		return w.clockedRuns
+	}
+	const n = 200
+	for range n {
+		if err := p.Do(func() {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := clocked(); c != shortStreak {
+		t.Errorf("%d of %d trivial runs clocked, want the first %d", c, n, shortStreak)
+	}
+	// block runs a task that waits until the worker has been busy 20ms
+	// on it, and returns the worker's Busy and OnCPU added meanwhile.
+	block := func() (busy, onCPU time.Duration) {
+		w0 := p.Stats().Workers[0]
+		release := make(chan struct{})
+		done := make(chan error, 1)
+		if err := p.Submit(func() { <-release }, func(err error) { done <- err }); err != nil {
+			t.Fatal(err)
+		}
+		var w Worker
+		waitUntil(t, "busy 20ms on the blocked task", func() bool {
+			w = p.Stats().Workers[0]
+			return w.Busy-w0.Busy > 20*time.Millisecond
+		})
+		close(release)
+		recv(t, "done", done)
+		return w.Busy - w0.Busy, w.OnCPU - w0.OnCPU
+	}
+	block() // long: the next shortStreak runs are clocked, whatever this one was
+	c := clocked()
+	busy, onCPU := block()
+	if got := clocked(); got != c+1 {
+		t.Errorf("the run after a long one: clocked runs %d -> %d, want one more", c, got)
+	}
+	if onCPU > busy/2 {
+		t.Errorf("blocked task on a clocked run: on CPU %v of busy %v", onCPU, busy)
+	}
+	// Short and blocked runs alternating: no streak forms, every blocked
+	// run is clocked and read off-CPU.
+	for range 3 {
+		if err := p.Do(func() {}); err != nil {
+			t.Fatal(err)
+		}
+		if busy, onCPU := block(); onCPU > busy/2 {
+			t.Errorf("blocked task after one short run: on CPU %v of busy %v", onCPU, busy)
+		}
+	}
+}

@@ -46,7 +46,8 @@ type worker struct {
 // per task; Stats reads the clock of each worker in a run from outside
 // (cpuclock.Thread), once per call. A run costs three syscalls (gettid and
 // a clock read at its start, a clock read at its end), paid when an idle
-// worker is woken, never between back-to-back tasks. Why not per task, nor
+// worker is woken, never between back-to-back tasks, and none after a
+// streak of runs shorter than shortRun (see shortStreak). Why not per task, nor
 // locked for life: docs/internals.md.
 func (p *Pool) work(w *worker, t *task) {
 	defer p.recoverInternal()

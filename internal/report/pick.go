@@ -50,7 +50,7 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		if !t.Spec.FromProbe && r.ProbeP99MS != nil {
 			loop = ", Loop p99 " + Figure(*r.ProbeP99MS) + " ms"
 		}
-		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows", SizeName(r.Workers), t.Spec.Rule(),
+		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows", rowName(r), t.Spec.Rule(),
 			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
 		if r.MachineBusy {
 			p.Line += "; uncertain: all rows busy"
@@ -63,6 +63,16 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		line = "pick: none yet; 0-9 tries a size, a searches"
 	}
 	return Pick{Workers: -1, From: FromCPU, Line: line}
+}
+
+// rowName is a row's size in words, as the pick names it: SizeName, or
+// "2 priority workers" for a row of priority workers, so the pick says
+// which of two rows of one size it is.
+func rowName(r session.SizeJSON) string {
+	if !r.Priority {
+		return SizeName(r.Workers)
+	}
+	return strings.Replace(SizeName(r.Workers), "worker", "priority worker", 1)
 }
 
 // searchPick is the finished search's answer, or why it has none.

@@ -72,3 +72,25 @@ func TestPickSources(t *testing.T) {
 		t.Errorf("uncertain search: %+v", p)
 	}
 }
+
+// TestPickNamesPriorityRows: when the best row is one of priority
+// workers, the pick line says so, and a plain row of the same size is
+// not called priority.
+func TestPickNamesPriorityRows(t *testing.T) {
+	prio := row(2, 8*time.Second, 1.5, true)
+	prio.Priority = true
+	s := session.Snapshot{Run: session.Run{Scenario: "server"}}
+	p := PickFor(s, For([]session.SizeRow{row(2, 8*time.Second, 9.5, false), prio}, "server", MinHeld))
+	if !strings.HasPrefix(p.Line, "pick: 2 priority workers, lowest ping p99 (1.50 ms") {
+		t.Errorf("priority row picked: %q", p.Line)
+	}
+	one := row(1, 8*time.Second, 1.5, true)
+	one.Priority = true
+	if p := PickFor(s, For([]session.SizeRow{one}, "server", MinHeld)); !strings.HasPrefix(p.Line, "pick: 1 priority worker, ") {
+		t.Errorf("1 priority worker picked: %q", p.Line)
+	}
+	p = PickFor(s, For([]session.SizeRow{row(2, 8*time.Second, 1.5, false), row(3, 8*time.Second, 9.5, true)}, "server", MinHeld))
+	if !strings.HasPrefix(p.Line, "pick: 2 workers, ") {
+		t.Errorf("plain row picked: %q", p.Line)
+	}
+}

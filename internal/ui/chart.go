@@ -3,7 +3,9 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/guptarohit/asciigraph"
 )
@@ -88,6 +90,68 @@ func cleanSeries(series []float64, n int) (pts []float64, ok bool) {
 // point and body >= 2 rows. The axis spans 0..max(1, max value) so a flat
 // series still gets body rows.
 func plotSeries(pts []float64, body int, integer bool) string {
+	if out, ok := plots.get(pts, body, integer); ok {
+		return out
+	}
+	out := drawSeries(pts, body, integer)
+	plots.put(pts, body, integer, out)
+	return out
+}
+
+// plots keeps the last plots drawSeries drew, by their inputs: a chart's
+// columns hold still between seconds (chartStep), so most frames draw
+// the plots of the frame before again. Safe for concurrent use.
+var plots plotCache
+
+type plotCache struct {
+	mu    sync.Mutex
+	e     [4]plotEntry // the dashboard draws two plots; two layouts' worth
+	next  int          // the entry put replaces
+	draws int          // plots drawn (put), for tests
+}
+
+type plotEntry struct {
+	pts     []float64
+	body    int
+	integer bool
+	out     string
+}
+
+// get returns the kept plot of exactly these inputs (every point equal
+// bit for bit, so NaN gaps compare too).
+func (c *plotCache) get(pts []float64, body int, integer bool) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.e {
+		if e.out != "" && e.body == body && e.integer == integer && sameBits(e.pts, pts) {
+			return e.out, true
+		}
+	}
+	return "", false
+}
+
+func (c *plotCache) put(pts []float64, body int, integer bool, out string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.draws++
+	c.e[c.next] = plotEntry{pts: slices.Clone(pts), body: body, integer: integer, out: out}
+	c.next = (c.next + 1) % len(c.e)
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// drawSeries is plotSeries without the cache.
+func drawSeries(pts []float64, body int, integer bool) string {
 	hi := 1.0
 	for _, v := range pts {
 		if !math.IsNaN(v) && v > hi {

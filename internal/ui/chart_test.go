@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,5 +184,58 @@ func TestCountChartCaptionOnItsPlot(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Errorf("labels %v, want 0..3 only", seen)
+	}
+}
+
+// TestPlotsKeptNeverStale: plotSeries, which keeps the last plots, gives
+// exactly what drawSeries draws for every input, over a run of inputs
+// that differ from each other in one point (a value, a NaN gap, -0), in
+// the height or in integer, drawn in turn so the kept ones are near
+// misses.
+func TestPlotsKeptNeverStale(t *testing.T) {
+	base := []float64{1, 2, 3, math.NaN(), 5, 8, 13, 2, 0, 4}
+	variants := [][]float64{base}
+	for i := range base {
+		for _, v := range []float64{base[i] + 0.01, math.NaN(), 0, math.Copysign(0, -1), 40} {
+			x := slices.Clone(base)
+			x[i] = v
+			variants = append(variants, x)
+		}
+	}
+	variants = append(variants, base[1:], append(slices.Clone(base), 4))
+	for round := range 3 {
+		for i, pts := range variants {
+			for _, body := range []int{4, 6} {
+				for _, integer := range []bool{false, true} {
+					if got, want := plotSeries(pts, body, integer), drawSeries(pts, body, integer); got != want {
+						t.Fatalf("round %d, variant %d %v, body %d, integer %v: kept plot differs from the drawn one:\n%s\nwant\n%s",
+							round, i, pts, body, integer, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPlotsDrawnOnlyWhenTheirColumnsChange: a frame of the same Snapshot
+// draws no plot again; a Snapshot whose probe history has one more point
+// draws again, and its frame is render's of it, not the one before.
+func TestPlotsDrawnOnlyWhenTheirColumnsChange(t *testing.T) {
+	misses := func() int {
+		plots.mu.Lock()
+		defer plots.mu.Unlock()
+		return plots.draws
+	}
+	s := richSnapshot()
+	first := render(s, 100, 30, viewState{})
+	m0 := misses()
+	if again := render(s, 100, 30, viewState{}); again != first || misses() != m0 {
+		t.Errorf("the same Snapshot again: %d plots drawn, frame equal %v", misses()-m0, again == first)
+	}
+	n := slices.Clone(s.ProbeP99History)
+	n[len(n)-1] += 100
+	s.ProbeP99History = n
+	if next := render(s, 100, 30, viewState{}); next == first || misses() == m0 {
+		t.Errorf("a changed probe history: %d plots drawn, frame changed %v", misses()-m0, next != first)
 	}
 }
