@@ -241,10 +241,7 @@ func (s *Suspender) stopUntilForeground() {
 		// pane) in the same group must not be stopped with it.
 		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 		<-s.cont
-		// The os/signal loop hands out pending signals in number order,
-		// SIGHUP, SIGINT and SIGTERM before SIGCONT: one sent before the
-		// SIGCONT is on quit by now.
-		if s.stopPending() || s.foreground() {
+		if !s.stopAgain(contGrace) {
 			break
 		}
 	}
@@ -252,6 +249,30 @@ func (s *Suspender) stopUntilForeground() {
 	s.n++
 	s.stopped += time.Since(from)
 	s.mu.Unlock()
+}
+
+// contGrace is how long a continue in the background waits for a stop
+// signal sent with it before the process stops again. A SIGTERM sent to
+// a stopped process (as a shell's kill does, then SIGCONT) is delivered
+// on the continue, but its handler may run on another thread after
+// SIGCONT's has reached the cont channel.
+const contGrace = 100 * time.Millisecond
+
+// stopAgain reports whether a continued process should stop again: not
+// in the foreground, and no stop signal, held quit or one within grace.
+func (s *Suspender) stopAgain(grace time.Duration) bool {
+	if s.stopPending() || s.foreground() {
+		return false
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case sg := <-s.quit:
+		s.signaled.CompareAndSwap(nil, &sg)
+		return false
+	case <-t.C:
+		return !s.stopPending()
+	}
 }
 
 // end ends the program for a stop that came while the gate was released:

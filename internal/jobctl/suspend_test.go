@@ -1,6 +1,11 @@
 package jobctl
 
-import "testing"
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
 
 // TestTermGate walks the orderings a suspension and a quit can come in:
 // a quit while the dashboard holds the terminal goes through and no
@@ -72,4 +77,33 @@ func TestTermGate(t *testing.T) {
 			t.Error("a quit after the resumes was held")
 		}
 	})
+}
+
+// TestContinueWaitsForAStopSignalSentWithIt: continued in the background,
+// the process stops again only when no stop signal comes within the
+// grace; one that reaches quit after SIGCONT's cont (another thread's
+// handler) still ends the stop loop.
+func TestContinueWaitsForAStopSignalSentWithIt(t *testing.T) {
+	// A pty master not our controlling terminal: its foreground group is
+	// 0, never ours, so foreground() is false as in the background.
+	f, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer f.Close()
+	s := &Suspender{tty: int(f.Fd()), quit: make(chan os.Signal, 1)}
+	if s.foreground() {
+		t.Fatal("a pty master with no session reads as our foreground")
+	}
+	if !s.stopAgain(10 * time.Millisecond) {
+		t.Fatal("no stop signal: the background continue did not stop again")
+	}
+	late := time.AfterFunc(20*time.Millisecond, func() { s.quit <- syscall.SIGTERM })
+	defer late.Stop()
+	if s.stopAgain(10 * time.Second) {
+		t.Fatal("a SIGTERM 20ms after the continue: stopped again, to wait for ever")
+	}
+	if sg := s.signaled.Load(); sg == nil || *sg != syscall.SIGTERM {
+		t.Errorf("signaled %v, want SIGTERM", sg)
+	}
 }
