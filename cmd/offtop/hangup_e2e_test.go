@@ -71,7 +71,7 @@ func (l *lockedBuffer) String() string {
 // terminal.
 func TestTerminalGoneEndsTheRun(t *testing.T) {
 	stderrFile := filepath.Join(t.TempDir(), "stderr")
-	got := runUntilTerminalGone(t, `"$0" --scenario count --workers 1 2>`+stderrFile, "sizes tried")
+	got := runUntilTerminalGone(t, `"$0" --scenario count --workers 1 2>`+stderrFile, onScreen("sizes tried"))
 	if got != "129" {
 		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,12 +15,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// onScreen is a runUntilTerminalGone ready condition: text on the pty.
+func onScreen(text string) func(string) bool {
+	return func(screen string) bool { return strings.Contains(screen, text) }
+}
+
 // runUntilTerminalGone runs sh -c script (bin as $0, the exit status
-// file as $1) on a pty, under a parent that ignores SIGHUP, until the
-// pty shows ready; then it closes the master and returns the exit
-// status offtop left, failing t unless offtop ended within
+// file as $1) on a pty, under a parent that ignores SIGHUP, until ready
+// holds of what the pty showed; then it closes the master and returns
+// the exit status offtop left, failing t unless offtop ended within
 // stopNotWaiting.
-func runUntilTerminalGone(t *testing.T, script, ready string) string {
+func runUntilTerminalGone(t *testing.T, script string, ready func(screen string) bool) string {
 	t.Helper()
 	bin := buildBinary(t)
 	master, slave := openPty(t, 100, 30)
@@ -59,7 +65,7 @@ func runUntilTerminalGone(t *testing.T, script, ready string) string {
 			_, _ = screen.Write(buf[:n])
 		}
 	}()
-	testkit.WaitFor(t, ready+" on the pty", 20*time.Second, func() bool { return strings.Contains(screen.String(), ready) })
+	testkit.WaitFor(t, "offtop running on the pty", 20*time.Second, func() bool { return ready(screen.String()) })
 	pid := testkit.ChildOf(t, cmd.Process.Pid)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 
@@ -89,7 +95,7 @@ func TestSweepTerminalGoneEndsTheSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	got := runUntilTerminalGone(t, `"$0" sweep --scenario count --workers 1 --repeat 1 --duration 30s`, "sweep: count at")
+	got := runUntilTerminalGone(t, `"$0" sweep --scenario count --workers 1 --repeat 1 --duration 30s`, onScreen("sweep: count at"))
 	if got != "129" {
 		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
 	}
@@ -102,7 +108,13 @@ func TestHeadlessTerminalGoneEndsTheRun(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	out := filepath.Join(t.TempDir(), "lines")
-	got := runUntilTerminalGone(t, `echo started >&2; "$0" --headless --no-summary --scenario count --workers 1 >`+out, "started")
+	// Ready once offtop has written a line (its handlers are installed):
+	// a terminal gone before that ends it by SIGHUP's default action,
+	// with no final line.
+	got := runUntilTerminalGone(t, `"$0" --headless --no-summary --scenario count --workers 1 >`+out, func(string) bool {
+		b, _ := os.ReadFile(out)
+		return bytes.Contains(b, []byte("\n"))
+	})
 	if got != "129" {
 		t.Errorf("exit status %s, want 129 (as SIGHUP)", got)
 	}
