@@ -117,6 +117,12 @@ type target struct {
 	errors   atomic.Int64
 	lateN    atomic.Int64
 	lastErr  atomic.Pointer[string]
+
+	// held is the figures since Mark, of requests due at or after it.
+	heldMu  sync.Mutex
+	heldAt  time.Time // zero: no Mark yet, nothing held
+	heldLat *hist.Exact
+	heldErr int64
 }
 
 // Start begins o.Spec's load against o.Base. Stop ends it.
@@ -180,6 +186,7 @@ func (tg *target) record(r *vegeta.Result) {
 	defer tg.ended.Add(1)
 	due := tg.pacer.due(r.Seq)
 	end := r.End()
+	defer tg.hold(due, end, r.Code == 0 && !timedOut(r.Error))
 	if late := r.Timestamp.Sub(due); late > 0 {
 		tg.late.RecordAt(hist.Sample{NS: int64(late), At: r.Timestamp})
 		if late > LateAfter {
@@ -197,13 +204,68 @@ func (tg *target) record(r *vegeta.Result) {
 	tg.errors.Add(1)
 	tg.errs.RecordAt(took)
 	msg := r.Error
-	if strings.Contains(msg, "Client.Timeout") || strings.Contains(msg, "deadline exceeded") {
+	if timedOut(msg) {
 		tg.lat.RecordAt(took) // a timeout is an answer at least this late
 		msg = "no answer within " + Timeout.String()
 	} else {
 		msg = shortError(msg)
 	}
 	tg.lastErr.Store(&msg)
+}
+
+// timedOut says an error text is a request's timeout.
+func timedOut(msg string) bool {
+	return strings.Contains(msg, "Client.Timeout") || strings.Contains(msg, "deadline exceeded")
+}
+
+// hold files a result due at due and ended at end in the figures since
+// Mark (failed: no answer, nor a timeout), if it was due at or after it.
+func (tg *target) hold(due, end time.Time, failed bool) {
+	tg.heldMu.Lock()
+	defer tg.heldMu.Unlock()
+	if tg.heldAt.IsZero() || due.Before(tg.heldAt) {
+		return
+	}
+	if failed {
+		tg.heldErr++
+		return
+	}
+	tg.heldLat.Record(int64(end.Sub(due)))
+}
+
+// Mark starts the figures Held reads afresh: from now on, the requests
+// due at or after now. A sweep marks the start of each measured hold.
+func (l *Load) Mark() {
+	now := time.Now()
+	for _, tg := range l.targets {
+		tg.heldMu.Lock()
+		tg.heldAt, tg.heldLat, tg.heldErr = now, hist.NewExact(), 0
+		tg.heldMu.Unlock()
+	}
+}
+
+// Held is one target's figures since Mark.
+type Held struct {
+	Target string
+	// Latency is every answer (and timeout) of a request due since Mark,
+	// from its due time; Errors the requests that got no answer.
+	Latency hist.Summary
+	Errors  int64
+}
+
+// Held is each target's figures since the last Mark, in the spec's
+// order (zero before a Mark). Requests still in flight are not in them.
+func (l *Load) Held() []Held {
+	out := make([]Held, len(l.targets))
+	for i, tg := range l.targets {
+		tg.heldMu.Lock()
+		out[i] = Held{Target: tg.Path, Errors: tg.heldErr}
+		if tg.heldLat != nil {
+			out[i].Latency = tg.heldLat.Summary()
+		}
+		tg.heldMu.Unlock()
+	}
+	return out
 }
 
 // shortError is vegeta's error text without the request's method and URL

@@ -169,3 +169,36 @@ func closedAddr(t *testing.T) string {
 }
 
 func newRec() *hist.Recorder { return hist.NewRecorder(5*time.Second, nil) }
+
+// Held counts only the requests due since Mark, each from its due time,
+// and those with no answer apart.
+func TestHeldSinceMark(t *testing.T) {
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
+		t.Fatalf("before a Mark: %+v, want nothing held", h)
+	}
+	l.Mark()
+	mark := tg.heldAt
+	tg.pacer.base = mark.Add(-time.Second) // request 10 is due at the mark
+	tg.pacer.off.Store(0)
+	due := func(seq uint64) time.Time { return tg.pacer.due(seq) }
+	// Request 9 was due before the mark: the size before's.
+	tg.record(&vegeta.Result{Seq: 9, Code: 200, Timestamp: due(9), Latency: 300 * time.Millisecond})
+	// Request 10, due at the mark, sent 200 ms late, answered in 50 ms.
+	tg.record(&vegeta.Result{Seq: 10, Code: 200, Timestamp: due(10).Add(200 * time.Millisecond), Latency: 50 * time.Millisecond})
+	// Request 11: refused.
+	tg.record(&vegeta.Result{Seq: 11, Timestamp: due(11), Latency: time.Millisecond, Error: "connection refused"})
+	h := l.Held()[0]
+	if h.Target != "/x" || h.Latency.Count != 1 || h.Errors != 1 {
+		t.Fatalf("held %+v: want request 10 alone answered and one error", h)
+	}
+	if h.Latency.Max < 249*time.Millisecond || h.Latency.Max > 252*time.Millisecond {
+		t.Errorf("held max %v, want 250 ms (from its due time)", h.Latency.Max)
+	}
+	l.Mark()
+	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
+		t.Errorf("after a second Mark: %+v, want nothing held", h)
+	}
+}
