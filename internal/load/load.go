@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,11 +102,15 @@ type Load struct {
 
 	mu     sync.Mutex // guards router
 	router router
+
+	sizeMu sync.Mutex // guards sizes
+	sizes  []sizeStretch
 }
 
 // target is one Target's attack and figures.
 type target struct {
 	Target
+	l        *Load
 	interval time.Duration // between due times: 1s/Rate
 	atk      *vegeta.Attacker
 	pacer    *pacer
@@ -123,6 +128,9 @@ type target struct {
 	heldAt  time.Time // zero: no Mark yet, nothing held
 	heldLat *hist.Exact
 	heldErr int64
+	// bySize is the latency of the requests due while each pool size was
+	// in force (SetSize), keyed by workers; guarded by heldMu.
+	bySize map[int]*hist.Exact
 }
 
 // Start begins o.Spec's load against o.Base. Stop ends it.
@@ -135,7 +143,7 @@ func Start(o Options) (*Load, error) {
 	}
 	l := &Load{spec: o.Spec, base: strings.TrimRight(o.Base, "/"), conns: &conns{open: map[net.Conn]bool{}}}
 	for _, t := range o.Spec {
-		tg := &target{Target: t, interval: time.Second / time.Duration(t.Rate),
+		tg := &target{Target: t, l: l, interval: time.Second / time.Duration(t.Rate),
 			lat: hist.NewRecorder(o.Window, nil), late: hist.NewRecorder(o.Window, nil), errs: hist.NewRecorder(o.Window, nil)}
 		tg.pacer = newPacer(tg.interval, o.Window)
 		tr := &http.Transport{
@@ -223,6 +231,17 @@ func timedOut(msg string) bool {
 func (tg *target) hold(due, end time.Time, failed bool) {
 	tg.heldMu.Lock()
 	defer tg.heldMu.Unlock()
+	if n, ok := tg.l.sizeAt(due); ok && !failed {
+		e := tg.bySize[n]
+		if e == nil {
+			if tg.bySize == nil {
+				tg.bySize = map[int]*hist.Exact{}
+			}
+			e = hist.NewExact()
+			tg.bySize[n] = e
+		}
+		e.Record(int64(end.Sub(due)))
+	}
 	if tg.heldAt.IsZero() || due.Before(tg.heldAt) {
 		return
 	}
@@ -231,6 +250,64 @@ func (tg *target) hold(due, end time.Time, failed bool) {
 		return
 	}
 	tg.heldLat.Record(int64(end.Sub(due)))
+}
+
+// sizeStretch is a pool size in force from at (SetSize).
+type sizeStretch struct {
+	at      time.Time
+	workers int
+}
+
+// maxStretches bounds the size changes kept to file results by; the
+// oldest go first (a result is due at most Timeout before it is filed).
+const maxStretches = 256
+
+// SetSize says the program's pool is at workers from now: the requests
+// due from now on are filed under that size (BySize) until the next.
+func (l *Load) SetSize(workers int) {
+	l.sizeMu.Lock()
+	defer l.sizeMu.Unlock()
+	if n := len(l.sizes); n > 0 && l.sizes[n-1].workers == workers {
+		return
+	}
+	l.sizes = append(l.sizes, sizeStretch{time.Now(), workers})
+	if len(l.sizes) > maxStretches {
+		l.sizes = slices.Delete(l.sizes, 0, len(l.sizes)-maxStretches)
+	}
+}
+
+// sizeAt is the size in force at t; false before the first SetSize.
+func (l *Load) sizeAt(t time.Time) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.sizeMu.Lock()
+	defer l.sizeMu.Unlock()
+	for i := len(l.sizes) - 1; i >= 0; i-- {
+		if !t.Before(l.sizes[i].at) {
+			return l.sizes[i].workers, true
+		}
+	}
+	return 0, false
+}
+
+// BySize is target's latency per pool size (SetSize): the answers (and
+// timeouts) of the requests due while each size was in force, from their
+// due time, since the load began; nil for a path not in the spec.
+func (l *Load) BySize(path string) map[int]hist.Summary {
+	for _, tg := range l.targets {
+		if tg.Path != path {
+			continue
+		}
+		tg.heldMu.Lock()
+		defer tg.heldMu.Unlock()
+		out := make(map[int]hist.Summary, len(tg.bySize))
+		for n, e := range tg.bySize {
+			out[n] = e.Summary()
+		}
+		return out
+	}
+	return nil
 }
 
 // Mark starts the figures Held reads afresh: from now on, the requests

@@ -202,3 +202,32 @@ func TestHeldSinceMark(t *testing.T) {
 		t.Errorf("after a second Mark: %+v, want nothing held", h)
 	}
 }
+
+// BySize files each answer under the pool size in force when its request
+// was due, from its due time; nothing before the first SetSize.
+func TestBySizeFilesByDueTime(t *testing.T) {
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.l = l
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	began := time.Now().Add(-10 * time.Second)
+	tg.pacer.base = began
+	tg.pacer.off.Store(0)
+	l.sizes = []sizeStretch{{began.Add(time.Second), 1}, {began.Add(2 * time.Second), 4}}
+	due := func(seq uint64) time.Time { return tg.pacer.due(seq) }
+	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: due(5), Latency: time.Millisecond})          // before any size
+	tg.record(&vegeta.Result{Seq: 15, Code: 200, Timestamp: due(15), Latency: 30 * time.Millisecond})   // at 1
+	tg.record(&vegeta.Result{Seq: 19, Code: 200, Timestamp: due(19), Latency: 700 * time.Millisecond})  // due at 1, ends at 4
+	tg.record(&vegeta.Result{Seq: 25, Code: 200, Timestamp: due(25), Latency: 2 * time.Millisecond})    // at 4
+	tg.record(&vegeta.Result{Seq: 26, Timestamp: due(26), Latency: time.Millisecond, Error: "refused"}) // no answer
+	by := l.BySize("/x")
+	if len(by) != 2 || by[1].Count != 2 || by[4].Count != 1 {
+		t.Fatalf("by size %+v: want 2 at 1 worker (by due time), 1 at 4", by)
+	}
+	if by[1].Max < 690*time.Millisecond || by[4].Max > 3*time.Millisecond {
+		t.Errorf("by size %+v: want the 700 ms answer at 1 worker, 2 ms at 4", by)
+	}
+	if l.BySize("/y") != nil {
+		t.Error("a path not in the spec: want nil")
+	}
+}
