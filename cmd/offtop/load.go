@@ -71,6 +71,34 @@ type loadSource struct {
 
 	mu      sync.Mutex // guards workers
 	workers int        // the pool size the load files under; -1 before one
+
+	search liveSearch // the a key under the load
+}
+
+// Post is the Source's, but for the a key under a load: the search
+// runs here (liveSearch), and any key while it runs stops it (the pool
+// set back first), as the agent's own search does.
+func (s *loadSource) Post(a session.Action) <-chan error {
+	if s.load == nil {
+		return s.Source.Post(a)
+	}
+	res := make(chan error, 1)
+	switch {
+	case a.Kind == session.AutoSize:
+		crash.Go(func() { s.search.start(s); res <- nil })
+	case s.search.running():
+		crash.Go(func() {
+			s.search.stop()
+			if a.Kind == session.CancelAutoSize {
+				res <- nil
+				return
+			}
+			res <- <-s.Source.Post(a)
+		})
+	default:
+		return s.Source.Post(a)
+	}
+	return res
 }
 
 func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
@@ -86,6 +114,9 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 		}
 		s.mu.Unlock()
 	}
+	if st, ok := s.search.state(); ok {
+		snap.Search = st
+	}
 	snap.LoadClient = s.load.Figures(snap.Endpoints)
 	for i := range snap.LoadClient.Targets {
 		t := &snap.LoadClient.Targets[i]
@@ -100,9 +131,10 @@ func (s *loadSource) Samples() <-chan session.Snapshot { return s.out }
 // Snapshot is the Source's newest sample with the load's figures.
 func (s *loadSource) Snapshot() session.Snapshot { return s.fill(s.Source.Snapshot()) }
 
-// Close stops the load, then the Source.
+// Close stops the search (the pool set back), the load, then the Source.
 func (s *loadSource) Close() {
 	if s.load != nil {
+		s.search.stop()
 		s.load.Stop()
 	}
 	s.Source.Close()

@@ -34,6 +34,10 @@ type Attached struct {
 	// ("" when none is known).
 	Target, Route string
 
+	// OnHold, when set, is called as each measured hold of workers
+	// begins (a live search shows it).
+	OnHold func(workers int, hold time.Duration)
+
 	// start is the program's pool size before the sweep, plus one (0:
 	// not read yet), for RestoreNow on another goroutine.
 	start atomic.Int64
@@ -124,16 +128,27 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	}
 	var last session.Snapshot
 	var m sizing.Meter
+	// Each new sample of the agent (Snapshot, polled at its interval: a
+	// dashboard may read Samples meanwhile) until d has passed.
+	every := max(time.Duration(a.Src.Snapshot().Interval), 10*time.Millisecond)
 	hold := func(d time.Duration, meter bool) error {
 		end := time.After(d)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		var seen session.Seconds = -1
 		for {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case snap, ok := <-a.Src.Samples():
-				if !ok || !snap.Disconnected.IsZero() {
+			case <-tick.C:
+				snap := a.Src.Snapshot()
+				if !snap.Disconnected.IsZero() {
 					return fmt.Errorf("%w (%s)", ErrGone, a.Addr)
 				}
+				if snap.Elapsed == seen {
+					continue
+				}
+				seen = snap.Elapsed
 				if !snap.Balanced() {
 					row.Balanced = false
 				}
@@ -154,6 +169,9 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	}
 	a.Load.Mark()
 	row.Balanced = true // the warm-up's samples are not the row's
+	if a.OnHold != nil {
+		a.OnHold(workers, c.Duration)
+	}
 	if err := hold(c.Duration, true); err != nil {
 		return row, last, err
 	}
