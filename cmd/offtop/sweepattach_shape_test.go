@@ -87,7 +87,7 @@ func TestSweepAttachAgreesWithAutocannon(t *testing.T) {
 		}
 		wg.Go(func() {
 			secs := strconv.FormatFloat((shapeWarm + shapeHold).Seconds(), 'f', -1, 64)
-			out, err := exec.Command("node", js, "-j", "-R", strconv.Itoa(pingRate), "-c", "10", "-d", secs, "http://"+addr+"/ping").Output()
+			out, err := exec.Command("node", js, "-j", "-R", strconv.Itoa(pingRate), "-c", strconv.Itoa(pingRate), "-d", secs, "http://"+addr+"/ping").Output()
 			if err != nil {
 				t.Errorf("autocannon at %d workers: %v", n, err)
 				return
