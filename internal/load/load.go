@@ -126,6 +126,8 @@ type target struct {
 	// held is the figures since Mark, of requests due at or after it.
 	heldMu  sync.Mutex
 	heldAt  time.Time // zero: no Mark yet, nothing held
+	heldEnd time.Time // zero: the hold runs on (EndHold)
+	heldDue int64     // requests sent by EndHold: those Held waits for
 	heldLat *hist.Exact
 	heldErr int64
 	// bySize is the latency of the requests due while each pool size was
@@ -242,7 +244,7 @@ func (tg *target) hold(due, end time.Time, failed bool) {
 		}
 		e.Record(int64(end.Sub(due)))
 	}
-	if tg.heldAt.IsZero() || due.Before(tg.heldAt) {
+	if tg.heldAt.IsZero() || due.Before(tg.heldAt) || !tg.heldEnd.IsZero() && !due.Before(tg.heldEnd) {
 		return
 	}
 	if failed {
@@ -316,8 +318,42 @@ func (l *Load) Mark() {
 	now := time.Now()
 	for _, tg := range l.targets {
 		tg.heldMu.Lock()
-		tg.heldAt, tg.heldLat, tg.heldErr = now, hist.NewExact(), 0
+		tg.heldAt, tg.heldEnd, tg.heldLat, tg.heldErr = now, time.Time{}, hist.NewExact(), 0
 		tg.heldMu.Unlock()
+	}
+}
+
+// EndHold ends the stretch Mark began: requests due from now on are not
+// held. Those sent by now may still be in flight: WaitHeld waits for them.
+func (l *Load) EndHold() {
+	now := time.Now()
+	for _, tg := range l.targets {
+		tg.heldMu.Lock()
+		tg.heldEnd, tg.heldDue = now, tg.pacer.sent.Load()
+		tg.heldMu.Unlock()
+	}
+}
+
+// WaitHeld waits until every request sent by EndHold has ended (an
+// answer, an error or its Timeout), so Held holds each, a stalled
+// service's late answers too; at most limit (poll: how often it looks).
+// It reports whether they all had.
+func (l *Load) WaitHeld(limit, poll time.Duration) bool {
+	end := time.Now().Add(limit)
+	for {
+		all := true
+		for _, tg := range l.targets {
+			tg.heldMu.Lock()
+			due := tg.heldDue
+			tg.heldMu.Unlock()
+			if tg.ended.Load() < due {
+				all = false
+			}
+		}
+		if all || !time.Now().Before(end) {
+			return all
+		}
+		time.Sleep(poll)
 	}
 }
 

@@ -197,6 +197,22 @@ func TestHeldSinceMark(t *testing.T) {
 	if h.Latency.Max < 249*time.Millisecond || h.Latency.Max > 252*time.Millisecond {
 		t.Errorf("held max %v, want 250 ms (from its due time)", h.Latency.Max)
 	}
+	// EndHold: a request due after it is not held; WaitHeld waits for
+	// those sent by it.
+	tg.pacer.sent.Store(12)
+	l.EndHold()
+	tg.record(&vegeta.Result{Seq: 100, Code: 200, Timestamp: time.Now().Add(time.Second), Latency: time.Millisecond})
+	if h := l.Held()[0]; h.Latency.Count != 1 || h.Errors != 1 {
+		t.Errorf("a request due after EndHold: held %+v, want it left out", h)
+	}
+	tg.ended.Store(11)
+	if l.WaitHeld(0, time.Millisecond) {
+		t.Error("WaitHeld: true with one of 12 requests sent by EndHold still in flight")
+	}
+	tg.ended.Store(12)
+	if !l.WaitHeld(0, time.Millisecond) {
+		t.Error("WaitHeld: false with every request sent by EndHold ended")
+	}
 	l.Mark()
 	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
 		t.Errorf("after a second Mark: %+v, want nothing held", h)

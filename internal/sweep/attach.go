@@ -175,6 +175,10 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	if err := hold(c.Duration, true); err != nil {
 		return row, last, err
 	}
+	// The requests due in the hold, each to its end: a stall at the
+	// hold's end is in the figures, not cut off.
+	a.Load.EndHold()
+	a.Load.WaitHeld(load.Timeout+time.Second, every/4)
 	held := a.Load.Held()
 	// The newest sample: the size row as the hold left it.
 	last = a.Src.Snapshot()
