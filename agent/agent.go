@@ -147,6 +147,7 @@ func New(o Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	ep.served = s.ObserveServed // before any Middleware: a is not out yet
 	a := &Agent{o: o, s: s, ep: ep, done: make(chan struct{})}
 	snap := s.Snapshot()
 	me := self()

@@ -65,6 +65,9 @@ type endpoints struct {
 	now    func() time.Time
 	since  func(time.Time) time.Duration // time.Since for time.Now: one monotonic read
 	window time.Duration
+	// served, when set, also takes each request's route and latency: the
+	// session's size rows (SizeRow.Served), the route's figures per size.
+	served func(route string, d time.Duration)
 
 	started atomic.Pointer[time.Time] // the first wrap; nil: not in use
 	full    atomic.Bool               // MaxRoutes routes are kept
@@ -131,6 +134,9 @@ func (e *endpoints) record(r *http.Request, code int, d time.Duration, start tim
 	rt := e.route(label)
 	rt.lat.RecordAt(hist.Sample{NS: int64(d), At: start.Add(d)})
 	rt.status[class(code)].Add(1)
+	if e.served != nil {
+		e.served(label, d)
+	}
 }
 
 // class is the index of code's class in route.status: 1xx..5xx, 600..999

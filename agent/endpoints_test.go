@@ -355,3 +355,51 @@ func TestMiddlewareMemoryBound(t *testing.T) {
 	}
 	runtime.KeepAlive(e)
 }
+
+// TestMiddlewareFilesPerSize: each request the middleware records is
+// also filed under the program's size row in force (sizes[].served, by
+// route), so a size's route p99 is that size's alone.
+func TestMiddlewareFilesPerSize(t *testing.T) {
+	p := newPool(t, 1)
+	release := make(chan struct{})
+	defer close(release)
+	// A task held running: the pool is not idle, so its row is held.
+	if err := p.Submit(func() { <-release }, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Name: "svc", Pool: p, Interval: 20 * time.Millisecond, Window: time.Second, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	mux.HandleFunc("GET /ping", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "pong\n") })
+	srv := httptest.NewServer(a.Middleware(mux))
+	defer srv.Close()
+	served := func(m map[string]json.RawMessage) int64 {
+		var rows []session.SizeJSON
+		if json.Unmarshal(m["sizes"], &rows) != nil {
+			return -1
+		}
+		for _, r := range rows {
+			if r.Current {
+				return r.Served["GET /ping"].Count
+			}
+		}
+		return -1
+	}
+	// The row settles (the Loop drained the size before) within a few
+	// samples; requests sent before are left out, so send until one lands.
+	firstLine(t, srv.URL+DefaultPath+"stream", func(m map[string]json.RawMessage) bool {
+		if served(m) >= 3 {
+			return true
+		}
+		resp, err := http.Get(srv.URL + "/ping")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return false
+	})
+}

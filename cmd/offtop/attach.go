@@ -21,36 +21,38 @@ type attachOptions struct {
 	addr   string
 	client *remote.Client
 	spec   load.Spec      // --load; nil without
-	source session.Source // client with the load's figures, when spec is set
+	route  string         // --route; "" without
+	source session.Source // client with the load's figures and the route, when either is set
 	fleet  *fleetOptions  // more than one ADDR (fleet.go); nil for one
 }
 
 // attachUsage is offtop attach --help, generated from its flags.
 var attachUsage = func() string {
-	fs, _, _, _, _ := attachFlags(new(options))
+	fs, _, _, _, _, _ := attachFlags(new(options))
 	return "usage: offtop attach ADDR [flags]   the dashboard of a Go program running offtop's agent\n" +
 		"       offtop attach ADDR ADDR... | --from FILE [flags]   a fleet: one row per process\n" +
 		"  ADDR                host:port (e.g. 127.0.0.1:7070) or URL (http://host:port/debug/offtop/)\n" +
-		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load", "from", "sort") + "\n" +
+		"flags:\n" + fs.Usage("token", "headless", "keys", "duration", "interval", "no-summary", "load", "route", "from", "sort") + "\n" +
 		attachKeysUsage + "\n" + keysLanguage + "\n" +
 		"When the program goes away the dashboard says \"disconnected\" and attach\n" +
 		"reconnects every " + remote.RetryEvery.String() + "; --headless writes no line meanwhile and says so on\nstderr."
 }()
 
 // attachKeysUsage is attach --help's list of the keys.
-const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d ? q ctrl+c\n" +
+const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, pick one) g G = (GOMAXPROCS) r (reset) d e (next route) ? q ctrl+c\n" +
 	"a fleet: up down (select) enter (open its dashboard) esc (back) s (sort); + - 0-9 a g G = r to the selected process"
 
 // attachFlags defines attach's flags into o: the values of --token,
-// --keys and --load, and the fleet's flags.
-func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec *string, fo *fleetOptions) {
+// --keys, --load and --route, and the fleet's flags.
+func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec, route *string, fo *fleetOptions) {
 	fs = cliflag.New("offtop attach")
 	token = fs.String("token", "", "`T` the agent's control token (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
 	loadSpec = fs.String("load", "", loadUsage)
+	route = fs.String("route", "", "`ROUTE` the route the headline and sizes tried feature: a route as the program's mux names it (/ping, GET /items/{id}) or a --load target's path (default: --load's first target, else the busiest route; the e key cycles)")
 	fo = fleetFlags(fs)
-	return fs, token, keys, loadSpec, fo
+	return fs, token, keys, loadSpec, route, fo
 }
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
@@ -59,7 +61,7 @@ const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--
 // after the flags.
 func parseAttach(args []string) (options, string, error) {
 	var o options
-	fs, token, keys, loadSpec, fo := attachFlags(&o)
+	fs, token, keys, loadSpec, route, fo := attachFlags(&o)
 	// Flags and ADDRs in any order: parse up to a word, take it, go on.
 	var addr string
 	var rest []string // the ADDRs after the first
@@ -115,7 +117,10 @@ func parseAttach(args []string) (options, string, error) {
 	if err != nil {
 		return o, "", err
 	}
-	o.attach = &attachOptions{addr: addr, spec: spec}
+	if seen["route"] && strings.TrimSpace(*route) == "" {
+		return o, "", usagef("attach: --route: empty (leave it out for --load's first target, or the busiest route)")
+	}
+	o.attach = &attachOptions{addr: addr, spec: spec, route: *route}
 	if len(addrs) > 1 {
 		if err := fo.check(addrs, o, seen); err != nil {
 			return o, "", err
@@ -153,8 +158,8 @@ func runAttach(args []string, stdout, stderr io.Writer, cr *crasher) int {
 			return exitCode(usagef("attach: --keys: %v", err), stderr)
 		}
 	}
-	if o.attach.spec != nil {
-		if o.attach.source, err = startLoad("attach", o.attach.addr, o.attach.spec, c); err != nil {
+	if o.attach.spec != nil || o.attach.route != "" {
+		if o.attach.source, err = startLoad("attach", o.attach.addr, o.attach.spec, o.attach.route, c); err != nil {
 			c.Close()
 			return exitCode(err, stderr)
 		}

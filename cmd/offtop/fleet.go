@@ -85,6 +85,8 @@ func (fo *fleetOptions) check(addrs []string, o options, seen map[string]bool) e
 		return usagef("attach: --sort: %v", err)
 	case seen["load"]:
 		return usagef("attach: --load drives one program: give one ADDR with it (%d given)", len(addrs))
+	case seen["route"]:
+		return usagef("attach: --route features one program's route: give one ADDR with it (%d given)", len(addrs))
 	case len(addrs) > maxFleet:
 		return usagef("attach: %d addresses, at most %d", len(addrs), maxFleet)
 	case o.headless && scriptControls(o.keys):

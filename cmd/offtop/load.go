@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"time"
 
 	"github.com/offtop/offtop/internal/crash"
@@ -28,27 +29,29 @@ func parseLoad(cmd, s string, given bool) (load.Spec, error) {
 }
 
 // startLoad checks spec's targets at addr (the agent's address: the
-// service is the same host and port) and starts the load. The Source it
-// returns is c with the load's figures in every Snapshot (LoadClient);
-// its Close stops the load, then c.
-func startLoad(cmd, addr string, spec load.Spec, c session.Source) (session.Source, error) {
-	u, err := remote.BaseURL(addr)
-	if err != nil {
-		return nil, usagef("%s: %v", cmd, err)
+// service is the same host and port) and starts the load; with no spec,
+// no load. The Source it returns is c with the load's figures in every
+// Snapshot (LoadClient) and route as the featured one (Link.Route); its
+// Close stops the load, then c.
+func startLoad(cmd, addr string, spec load.Spec, route string, c session.Source) (session.Source, error) {
+	s := &loadSource{Source: c, route: route, out: make(chan session.Snapshot, cap(c.Samples())), workers: -1}
+	if spec != nil {
+		u, err := remote.BaseURL(addr)
+		if err != nil {
+			return nil, usagef("%s: %v", cmd, err)
+		}
+		base := u.Scheme + "://" + u.Host
+		if err := load.Check(base, spec); err != nil {
+			return nil, usagef("%s: --load: %v", cmd, err)
+		}
+		window := time.Duration(c.Snapshot().Window)
+		if window <= 0 {
+			window = session.DefaultWindow
+		}
+		if s.load, err = load.Start(load.Options{Base: base, Spec: spec, Window: window}); err != nil {
+			return nil, usagef("%s: --load: %v", cmd, err)
+		}
 	}
-	base := u.Scheme + "://" + u.Host
-	if err := load.Check(base, spec); err != nil {
-		return nil, usagef("%s: --load: %v", cmd, err)
-	}
-	window := time.Duration(c.Snapshot().Window)
-	if window <= 0 {
-		window = session.DefaultWindow
-	}
-	l, err := load.Start(load.Options{Base: base, Spec: spec, Window: window})
-	if err != nil {
-		return nil, usagef("%s: --load: %v", cmd, err)
-	}
-	s := &loadSource{Source: c, load: l, out: make(chan session.Snapshot, cap(c.Samples()))}
 	crash.Go(func() {
 		defer close(s.out)
 		for snap := range c.Samples() {
@@ -58,15 +61,67 @@ func startLoad(cmd, addr string, spec load.Spec, c session.Source) (session.Sour
 	return s, nil
 }
 
-// loadSource is a Source with a load's figures added to each Snapshot.
+// loadSource is a Source with a load's figures added to each Snapshot
+// (none when load is nil) and the featured route.
 type loadSource struct {
 	session.Source
-	load *load.Load
-	out  chan session.Snapshot
+	load  *load.Load
+	route string
+	out   chan session.Snapshot
+
+	mu      sync.Mutex // guards workers
+	workers int        // the pool size the load files under; -1 before one
+
+	search liveSearch // the a key under the load
+}
+
+// Post is the Source's, but for the a key under a load: the search
+// runs here (liveSearch), and any key while it runs stops it (the pool
+// set back first), as the agent's own search does.
+func (s *loadSource) Post(a session.Action) <-chan error {
+	if s.load == nil {
+		return s.Source.Post(a)
+	}
+	res := make(chan error, 1)
+	switch {
+	case a.Kind == session.AutoSize:
+		crash.Go(func() { s.search.start(s); res <- nil })
+	case s.search.running():
+		crash.Go(func() {
+			s.search.stop()
+			if a.Kind == session.CancelAutoSize {
+				res <- nil
+				return
+			}
+			res <- <-s.Source.Post(a)
+		})
+	default:
+		return s.Source.Post(a)
+	}
+	return res
 }
 
 func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
+	snap.Route = s.route
+	if s.load == nil {
+		return snap
+	}
+	if snap.Disconnected.IsZero() {
+		s.mu.Lock()
+		if snap.Workers != s.workers {
+			s.workers = snap.Workers
+			s.load.SetSize(snap.Workers) // from when this client saw it: up to an interval late
+		}
+		s.mu.Unlock()
+	}
+	if st, ok := s.search.state(); ok {
+		snap.Search = st
+	}
 	snap.LoadClient = s.load.Figures(snap.Endpoints)
+	for i := range snap.LoadClient.Targets {
+		t := &snap.LoadClient.Targets[i]
+		t.BySize = s.load.BySize(t.Target)
+	}
 	return snap
 }
 
@@ -76,8 +131,11 @@ func (s *loadSource) Samples() <-chan session.Snapshot { return s.out }
 // Snapshot is the Source's newest sample with the load's figures.
 func (s *loadSource) Snapshot() session.Snapshot { return s.fill(s.Source.Snapshot()) }
 
-// Close stops the load, then the Source.
+// Close stops the search (the pool set back), the load, then the Source.
 func (s *loadSource) Close() {
-	s.load.Stop()
+	if s.load != nil {
+		s.search.stop()
+		s.load.Stop()
+	}
 	s.Source.Close()
 }

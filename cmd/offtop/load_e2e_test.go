@@ -26,17 +26,9 @@ func TestAttachLoadRefusals(t *testing.T) {
 		{"/ping=20/s,/nope=5/s", "attach: --load: load target: http://" + addr + "/nope answers 404 Not Found (no such endpoint for a GET)"},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
-			cmd := exec.Command(bin, "attach", addr, "--headless", "--duration", "2s", "--load", c.spec)
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := -1
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			}
-			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-			if code != exitUsage || lines[0] != "offtop: "+c.want || len(lines) > 2 || stdout.Len() > 0 {
-				t.Fatalf("exit %d, stderr %q, stdout %d bytes: want exit 2, one line %q (and the usage hint), no output", code, stderr.String(), stdout.Len(), c.want)
+			code, lines, stdout := runRefused(bin, "attach", addr, "--headless", "--duration", "2s", "--load", c.spec)
+			if code != exitUsage || lines[0] != "offtop: "+c.want || len(lines) > 2 || stdout > 0 {
+				t.Fatalf("exit %d, stderr %q, stdout %d bytes: want exit 2, one line %q (and the usage hint), no output", code, lines, stdout, c.want)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/internal/cliflag"
-	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
@@ -29,13 +29,22 @@ var sweepUsage = func() string {
 	fs, _, _, _, _ := sweepFlags(&c, new(bool))
 	return "usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table\n" +
 		fs.Usage("scenario", "workers", "duration", "scale", "repeat", "load", "fit", "hdr-log", "loops", "per-task", "priority",
+			"attach", "route", "token",
 			"", "  --split, --jobs, --payload, --listen   as for offtop (offtop --help)", "json") +
 		"\nprogress goes to stderr, the table to stdout\n" + sweepColumns
 }()
 
 // sweepFlags defines sweep's flags into c and asJSON: the values of
 // --workers, --repeat and --loops, and the check of the seeds' flags.
+// --load is read later (sweepAttach.loadValue): steps, or with --attach
+// a SPEC.
 func sweepFlags(c *sweep.Config, asJSON *bool) (fs *cliflag.Set, workers, repeat, loops *string, checkSeeds func(map[string]bool) error) {
+	return sweepFlagsInto(c, asJSON, new(sweepAttach))
+}
+
+// sweepFlagsInto is sweepFlags with --attach, --route, --token and the
+// raw --load into at.
+func sweepFlagsInto(c *sweep.Config, asJSON *bool, at *sweepAttach) (fs *cliflag.Set, workers, repeat, loops *string, checkSeeds func(map[string]bool) error) {
 	fs = cliflag.New("offtop sweep")
 	fs.StringVar(&c.Base.Scenario, "scenario", scenarios.Default, "`NAME` workload")
 	workers = fs.String("workers", "0,1,2,4,8", fmt.Sprintf("`LIST` pool sizes 0..%d, e.g. 0,1,2,4,8", session.MaxWorkers))
@@ -43,13 +52,17 @@ func sweepFlags(c *sweep.Config, asJSON *bool) (fs *cliflag.Set, workers, repeat
 	fs.Float64Var(&c.Base.Scale, "scale", 1, fmt.Sprintf("`F` work size multiplier, above 0 up to %d", maxScale))
 	fs.Range("scale", session.ScaleRange)
 	repeat = fs.String("repeat", strconv.Itoa(sweep.DefaultRepeat), fmt.Sprintf("`K` runs of each size, 1..%d, interleaved 1,2,4,1,2,4,... each on a fresh session; a row is the median of its runs", sweep.MaxRepeat))
-	fs.Var(decimal.Var(&c.Load, 0), "load", fmt.Sprintf("`N` start each run N load steps up (] presses; negative: [), -%d..%d, applied at once, a scenario's last level kept past it (default: the scenario's sweep load; io: +2, 160 calls/s)", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps))
+	at.steps = &c.Load
+	fs.Var(at, "load", fmt.Sprintf("`N` start each run N load steps up (] presses; negative: [), -%d..%d, applied at once, a scenario's last level kept past it (default: the scenario's sweep load; io: +2, 160 calls/s); with --attach: SPEC, the HTTP load held at every size, as attach --load's", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps))
 	fs.Range("load", fmt.Sprintf("-%d..%d", scenarios.MaxLoadSteps, scenarios.MaxLoadSteps))
 	fs.BoolVar(&c.Fit, "fit", false, "fit the USL to throughput (at least 4 sizes of 1 or more) and recommend a size by the scenario's rule")
 	fs.StringVar(&c.HdrLog, "hdr-log", "", "`DIR` write each size's histograms (loop, headline, task; ns) to DIR/SCENARIO-wN.hlog (loopsL-wN, wN-pool, wN-per-task in a comparison) in HdrHistogram's interval log format, each a new file (mode 0644) renamed over whatever stood at the name (a directory there is refused); DIR is checked writable before the first run, and a log that fails later is named under the table (\"hdr_log_missing\")")
 	loops = fs.String("loops", "", fmt.Sprintf("`LIST` server: Loop counts 1..%d too, e.g. 1,2: every size at each, rows named as seed 001 names them (plain, cluster, worker_threads, both)", scenarios.MaxLoops))
 	fs.BoolVar(&c.PerTask, "per-task", false, "run every size twice: on the pool, then a goroutine per task")
 	fs.BoolVar(&c.Priority, "priority", false, "run every size twice: plain workers, then priority workers (nice 19, GOMAXPROCS raised by the size; Linux), rows named plain and priority, HDR logs wN-priority")
+	fs.StringVar(&at.addr, "attach", "", "`ADDR` sweep the program whose agent is at ADDR instead of a scenario: its pool resized through the agent over --workers, each size held under --load SPEC, the pick by the --route target's client p99 (--fit implied); its size before is set back at the end, and on a signal")
+	fs.StringVar(&at.route, "route", "", "`PATH` with --attach: the --load target whose p99 is the headline and picks the size (default: the first)")
+	fs.StringVar(&at.token, "token", "", "`T` with --attach: the agent's control token (default: its token file, as attach reads it)")
 	checkSeeds = seedFlags(fs, &c.Base, nil)
 	fs.BoolVar(asJSON, "json", false, "print the result as one JSON object instead of a table; \"interrupted\": true when a signal stopped the sweep before its last run (\"rows\": the sizes with a finished run), else false")
 	return fs, workers, repeat, loops, checkSeeds
@@ -57,12 +70,19 @@ func sweepFlags(c *sweep.Config, asJSON *bool) (fs *cliflag.Set, workers, repeat
 
 // runSweep is `offtop sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	c, asJSON, err := parseSweep(args)
+	c, asJSON, at, err := parseSweepAttach(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return printed(fmt.Fprintln(stdout, sweepUsage))(stderr)
 	case err != nil:
 		return sweepUsageError(stderr, err.Error())
+	}
+	if at.addr != "" {
+		stop, err := at.open(&c)
+		if err != nil {
+			return exitCode(usagef("sweep: %v", err), stderr)
+		}
+		defer stop()
 	}
 	// A signal stops the sweep after the rows so far, and the exit code
 	// says which (130 SIGINT, 143 SIGTERM); a second one exits at once.
@@ -77,6 +97,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	stops := watchStops(hup, sig, func() bool { return true }, cancel,
 		func(sg os.Signal) {
 			fmt.Fprintf(stderr, "offtop sweep: %v again: exiting at once\n", sg)
+			at.restoreNow(stderr)
 			os.Exit(exitCode(asSignalError(sg), io.Discard))
 		})
 	defer stops.end()
@@ -119,21 +140,31 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 // parseSweep turns sweep's command line into its config and --json.
 // Errors are *usageError, one line each, or flag.ErrHelp.
 func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
-	fs, workers, repeat, loops, checkSeeds := sweepFlags(&c, &asJSON)
-	fail := func(msg string) (sweep.Config, bool, error) { return c, asJSON, usagef("%s", msg) }
+	c, asJSON, _, err = parseSweepAttach(args)
+	return c, asJSON, err
+}
+
+// parseSweepAttach is parseSweep with --attach's settings.
+func parseSweepAttach(args []string) (c sweep.Config, asJSON bool, at *sweepAttach, err error) {
+	at = new(sweepAttach)
+	fs, workers, repeat, loops, checkSeeds := sweepFlagsInto(&c, &asJSON, at)
+	fail := func(msg string) (sweep.Config, bool, *sweepAttach, error) { return c, asJSON, at, usagef("%s", msg) }
 	err = fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return c, asJSON, flag.ErrHelp
+		return c, asJSON, at, flag.ErrHelp
 	case err != nil:
 		return fail(fs.Error(err).Error())
 	case fs.NArg() > 0:
 		return fail("unexpected argument: " + quote(fs.Arg(0)))
 	}
+	seen := fs.Seen()
+	if err := at.check(fs, seen); err != nil {
+		return fail(err.Error())
+	}
 	if c.Workers, err = sweep.ParseWorkers(*workers); err != nil {
 		return fail(fmt.Sprintf("--workers: %s: %s", sweepWorkersReason(err), quote(*workers)))
 	}
-	seen := fs.Seen()
 	if seen["loops"] {
 		if c.Loops, err = sweep.ParseLoops(*loops); err != nil {
 			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrLoops.Error()), ": ")
@@ -143,7 +174,11 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	if err := checkSeeds(seen); err != nil {
 		return fail(err.Error())
 	}
-	if msg := checkSizing(seen, &c, *repeat); msg != "" {
+	if at.addr != "" {
+		seen = maps.Clone(seen)
+		delete(seen, "load") // a SPEC, checked above: no steps
+	}
+	if msg := checkSizing(seen, &c, *repeat, at.addr != ""); msg != "" {
 		return fail(msg)
 	}
 	if err := fs.Check(); err != nil {
@@ -157,7 +192,10 @@ func parseSweep(args []string) (c sweep.Config, asJSON bool, err error) {
 	if c.Priority && !pool.PriorityAvailable() {
 		return fail("--priority: " + pool.ErrPriorityUnavailable.Error())
 	}
-	return c, asJSON, nil
+	if at.addr != "" {
+		c.Load = 0
+	}
+	return c, asJSON, at, nil
 }
 
 // sweepWorkersReason is ParseWorkers' error without its prefix.

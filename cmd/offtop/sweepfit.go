@@ -16,8 +16,9 @@ const sweepColumns = sweep.Columns
 
 // checkSizing checks --repeat, --load, --fit and --hdr-log and fills c.Repeat and
 // c.Load (the scenario's sweep load unless --load was given); it returns
-// the one-line error, or "".
-func checkSizing(seen map[string]bool, c *sweep.Config, repeat string) string {
+// the one-line error, or "". attached: the latency rule picks without
+// the model, so --fit needs no 4 sizes.
+func checkSizing(seen map[string]bool, c *sweep.Config, repeat string, attached bool) string {
 	n, err := sweep.ParseRepeat(repeat)
 	if err != nil {
 		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), sweep.ErrRepeat.Error()), ": ")
@@ -32,7 +33,7 @@ func checkSizing(seen map[string]bool, c *sweep.Config, repeat string) string {
 	if c.Fit && (seen["loops"] || c.PerTask || c.Priority) {
 		return "--fit: fits one configuration's sizes, not with --loops, --per-task or --priority"
 	}
-	if c.Fit {
+	if c.Fit && !attached {
 		var obs []sizing.Obs
 		for _, w := range c.Workers {
 			obs = append(obs, sizing.Obs{Workers: w})

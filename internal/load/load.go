@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,11 +102,15 @@ type Load struct {
 
 	mu     sync.Mutex // guards router
 	router router
+
+	sizeMu sync.Mutex // guards sizes
+	sizes  []sizeStretch
 }
 
 // target is one Target's attack and figures.
 type target struct {
 	Target
+	l        *Load
 	interval time.Duration // between due times: 1s/Rate
 	atk      *vegeta.Attacker
 	pacer    *pacer
@@ -117,6 +122,17 @@ type target struct {
 	errors   atomic.Int64
 	lateN    atomic.Int64
 	lastErr  atomic.Pointer[string]
+
+	// held is the figures since Mark, of requests due at or after it.
+	heldMu  sync.Mutex
+	heldAt  time.Time // zero: no Mark yet, nothing held
+	heldEnd time.Time // zero: the hold runs on (EndHold)
+	heldDue int64     // requests sent by EndHold: those Held waits for
+	heldLat *hist.Exact
+	heldErr int64
+	// bySize is the latency of the requests due while each pool size was
+	// in force (SetSize), keyed by workers; guarded by heldMu.
+	bySize map[int]*hist.Exact
 }
 
 // Start begins o.Spec's load against o.Base. Stop ends it.
@@ -129,7 +145,7 @@ func Start(o Options) (*Load, error) {
 	}
 	l := &Load{spec: o.Spec, base: strings.TrimRight(o.Base, "/"), conns: &conns{open: map[net.Conn]bool{}}}
 	for _, t := range o.Spec {
-		tg := &target{Target: t, interval: time.Second / time.Duration(t.Rate),
+		tg := &target{Target: t, l: l, interval: time.Second / time.Duration(t.Rate),
 			lat: hist.NewRecorder(o.Window, nil), late: hist.NewRecorder(o.Window, nil), errs: hist.NewRecorder(o.Window, nil)}
 		tg.pacer = newPacer(tg.interval, o.Window)
 		tr := &http.Transport{
@@ -180,6 +196,7 @@ func (tg *target) record(r *vegeta.Result) {
 	defer tg.ended.Add(1)
 	due := tg.pacer.due(r.Seq)
 	end := r.End()
+	defer tg.hold(due, end, r.Code == 0 && !timedOut(r.Error))
 	if late := r.Timestamp.Sub(due); late > 0 {
 		tg.late.RecordAt(hist.Sample{NS: int64(late), At: r.Timestamp})
 		if late > LateAfter {
@@ -197,13 +214,171 @@ func (tg *target) record(r *vegeta.Result) {
 	tg.errors.Add(1)
 	tg.errs.RecordAt(took)
 	msg := r.Error
-	if strings.Contains(msg, "Client.Timeout") || strings.Contains(msg, "deadline exceeded") {
+	if timedOut(msg) {
 		tg.lat.RecordAt(took) // a timeout is an answer at least this late
 		msg = "no answer within " + Timeout.String()
 	} else {
 		msg = shortError(msg)
 	}
 	tg.lastErr.Store(&msg)
+}
+
+// timedOut says an error text is a request's timeout.
+func timedOut(msg string) bool {
+	return strings.Contains(msg, "Client.Timeout") || strings.Contains(msg, "deadline exceeded")
+}
+
+// hold files a result due at due and ended at end in the figures since
+// Mark (failed: no answer, nor a timeout), if it was due at or after it.
+func (tg *target) hold(due, end time.Time, failed bool) {
+	tg.heldMu.Lock()
+	defer tg.heldMu.Unlock()
+	if n, ok := tg.l.sizeAt(due); ok && !failed {
+		e := tg.bySize[n]
+		if e == nil {
+			if tg.bySize == nil {
+				tg.bySize = map[int]*hist.Exact{}
+			}
+			e = hist.NewExact()
+			tg.bySize[n] = e
+		}
+		e.Record(int64(end.Sub(due)))
+	}
+	if tg.heldAt.IsZero() || due.Before(tg.heldAt) || !tg.heldEnd.IsZero() && !due.Before(tg.heldEnd) {
+		return
+	}
+	if failed {
+		tg.heldErr++
+		return
+	}
+	tg.heldLat.Record(int64(end.Sub(due)))
+}
+
+// sizeStretch is a pool size in force from at (SetSize).
+type sizeStretch struct {
+	at      time.Time
+	workers int
+}
+
+// maxStretches bounds the size changes kept to file results by; the
+// oldest go first (a result is due at most Timeout before it is filed).
+const maxStretches = 256
+
+// SetSize says the program's pool is at workers from now: the requests
+// due from now on are filed under that size (BySize) until the next.
+func (l *Load) SetSize(workers int) {
+	l.sizeMu.Lock()
+	defer l.sizeMu.Unlock()
+	if n := len(l.sizes); n > 0 && l.sizes[n-1].workers == workers {
+		return
+	}
+	l.sizes = append(l.sizes, sizeStretch{time.Now(), workers})
+	if len(l.sizes) > maxStretches {
+		l.sizes = slices.Delete(l.sizes, 0, len(l.sizes)-maxStretches)
+	}
+}
+
+// sizeAt is the size in force at t; false before the first SetSize.
+func (l *Load) sizeAt(t time.Time) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.sizeMu.Lock()
+	defer l.sizeMu.Unlock()
+	for i := len(l.sizes) - 1; i >= 0; i-- {
+		if !t.Before(l.sizes[i].at) {
+			return l.sizes[i].workers, true
+		}
+	}
+	return 0, false
+}
+
+// BySize is target's latency per pool size (SetSize): the answers (and
+// timeouts) of the requests due while each size was in force, from their
+// due time, since the load began; nil for a path not in the spec.
+func (l *Load) BySize(path string) map[int]hist.Summary {
+	for _, tg := range l.targets {
+		if tg.Path != path {
+			continue
+		}
+		tg.heldMu.Lock()
+		defer tg.heldMu.Unlock()
+		out := make(map[int]hist.Summary, len(tg.bySize))
+		for n, e := range tg.bySize {
+			out[n] = e.Summary()
+		}
+		return out
+	}
+	return nil
+}
+
+// Mark starts the figures Held reads afresh: from now on, the requests
+// due at or after now. A sweep marks the start of each measured hold.
+func (l *Load) Mark() {
+	now := time.Now()
+	for _, tg := range l.targets {
+		tg.heldMu.Lock()
+		tg.heldAt, tg.heldEnd, tg.heldLat, tg.heldErr = now, time.Time{}, hist.NewExact(), 0
+		tg.heldMu.Unlock()
+	}
+}
+
+// EndHold ends the stretch Mark began: requests due from now on are not
+// held. Those sent by now may still be in flight: WaitHeld waits for them.
+func (l *Load) EndHold() {
+	now := time.Now()
+	for _, tg := range l.targets {
+		tg.heldMu.Lock()
+		tg.heldEnd, tg.heldDue = now, tg.pacer.sent.Load()
+		tg.heldMu.Unlock()
+	}
+}
+
+// WaitHeld waits until every request sent by EndHold has ended (an
+// answer, an error or its Timeout), so Held holds each, a stalled
+// service's late answers too; at most limit (poll: how often it looks).
+// It reports whether they all had.
+func (l *Load) WaitHeld(limit, poll time.Duration) bool {
+	end := time.Now().Add(limit)
+	for {
+		all := true
+		for _, tg := range l.targets {
+			tg.heldMu.Lock()
+			due := tg.heldDue
+			tg.heldMu.Unlock()
+			if tg.ended.Load() < due {
+				all = false
+			}
+		}
+		if all || !time.Now().Before(end) {
+			return all
+		}
+		time.Sleep(poll)
+	}
+}
+
+// Held is one target's figures since Mark.
+type Held struct {
+	Target string
+	// Latency is every answer (and timeout) of a request due since Mark,
+	// from its due time; Errors the requests that got no answer.
+	Latency hist.Summary
+	Errors  int64
+}
+
+// Held is each target's figures since the last Mark, in the spec's
+// order (zero before a Mark). Requests still in flight are not in them.
+func (l *Load) Held() []Held {
+	out := make([]Held, len(l.targets))
+	for i, tg := range l.targets {
+		tg.heldMu.Lock()
+		out[i] = Held{Target: tg.Path, Errors: tg.heldErr}
+		if tg.heldLat != nil {
+			out[i].Latency = tg.heldLat.Summary()
+		}
+		tg.heldMu.Unlock()
+	}
+	return out
 }
 
 // shortError is vegeta's error text without the request's method and URL

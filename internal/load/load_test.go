@@ -195,3 +195,81 @@ func TestRouterMatchesExpressPatterns(t *testing.T) {
 		}
 	}
 }
+
+// Held counts only the requests due since Mark, each from its due time,
+// and those with no answer apart.
+func TestHeldSinceMark(t *testing.T) {
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
+		t.Fatalf("before a Mark: %+v, want nothing held", h)
+	}
+	l.Mark()
+	mark := tg.heldAt
+	tg.pacer.base = mark.Add(-time.Second) // request 10 is due at the mark
+	tg.pacer.off.Store(0)
+	due := func(seq uint64) time.Time { return tg.pacer.due(seq) }
+	// Request 9 was due before the mark: the size before's.
+	tg.record(&vegeta.Result{Seq: 9, Code: 200, Timestamp: due(9), Latency: 300 * time.Millisecond})
+	// Request 10, due at the mark, sent 200 ms late, answered in 50 ms.
+	tg.record(&vegeta.Result{Seq: 10, Code: 200, Timestamp: due(10).Add(200 * time.Millisecond), Latency: 50 * time.Millisecond})
+	// Request 11: refused.
+	tg.record(&vegeta.Result{Seq: 11, Timestamp: due(11), Latency: time.Millisecond, Error: "connection refused"})
+	h := l.Held()[0]
+	if h.Target != "/x" || h.Latency.Count != 1 || h.Errors != 1 {
+		t.Fatalf("held %+v: want request 10 alone answered and one error", h)
+	}
+	if h.Latency.Max < 249*time.Millisecond || h.Latency.Max > 252*time.Millisecond {
+		t.Errorf("held max %v, want 250 ms (from its due time)", h.Latency.Max)
+	}
+	// EndHold: a request due after it is not held; WaitHeld waits for
+	// those sent by it.
+	tg.pacer.sent.Store(12)
+	l.EndHold()
+	tg.record(&vegeta.Result{Seq: 100, Code: 200, Timestamp: time.Now().Add(time.Second), Latency: time.Millisecond})
+	if h := l.Held()[0]; h.Latency.Count != 1 || h.Errors != 1 {
+		t.Errorf("a request due after EndHold: held %+v, want it left out", h)
+	}
+	tg.ended.Store(11)
+	if l.WaitHeld(0, time.Millisecond) {
+		t.Error("WaitHeld: true with one of 12 requests sent by EndHold still in flight")
+	}
+	tg.ended.Store(12)
+	if !l.WaitHeld(0, time.Millisecond) {
+		t.Error("WaitHeld: false with every request sent by EndHold ended")
+	}
+	l.Mark()
+	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
+		t.Errorf("after a second Mark: %+v, want nothing held", h)
+	}
+}
+
+// BySize files each answer under the pool size in force when its request
+// was due, from its due time; nothing before the first SetSize.
+func TestBySizeFilesByDueTime(t *testing.T) {
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.l = l
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	began := time.Now().Add(-10 * time.Second)
+	tg.pacer.base = began
+	tg.pacer.off.Store(0)
+	l.sizes = []sizeStretch{{began.Add(time.Second), 1}, {began.Add(2 * time.Second), 4}}
+	due := func(seq uint64) time.Time { return tg.pacer.due(seq) }
+	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: due(5), Latency: time.Millisecond})          // before any size
+	tg.record(&vegeta.Result{Seq: 15, Code: 200, Timestamp: due(15), Latency: 30 * time.Millisecond})   // at 1
+	tg.record(&vegeta.Result{Seq: 19, Code: 200, Timestamp: due(19), Latency: 700 * time.Millisecond})  // due at 1, ends at 4
+	tg.record(&vegeta.Result{Seq: 25, Code: 200, Timestamp: due(25), Latency: 2 * time.Millisecond})    // at 4
+	tg.record(&vegeta.Result{Seq: 26, Timestamp: due(26), Latency: time.Millisecond, Error: "refused"}) // no answer
+	by := l.BySize("/x")
+	if len(by) != 2 || by[1].Count != 2 || by[4].Count != 1 {
+		t.Fatalf("by size %+v: want 2 at 1 worker (by due time), 1 at 4", by)
+	}
+	if by[1].Max < 690*time.Millisecond || by[4].Max > 3*time.Millisecond {
+		t.Errorf("by size %+v: want the 700 ms answer at 1 worker, 2 ms at 4", by)
+	}
+	if l.BySize("/y") != nil {
+		t.Error("a path not in the spec: want nil")
+	}
+}

@@ -46,4 +46,8 @@ type LoadTarget struct {
 	// behind); LateMax is the largest lateness over the window.
 	Late    int64  `json:"late"`
 	LateMax Millis `json:"late_max_ms"`
+	// BySize is the latency (from due time) of the requests due while
+	// each pool size was in force, keyed by workers, for the screen's
+	// sizes table; not in the stream.
+	BySize map[int]hist.Summary `json:"-"`
 }

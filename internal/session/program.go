@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/offtop/offtop/internal/sysinfo"
 	"github.com/offtop/offtop/internal/workload"
@@ -34,6 +35,12 @@ type Program struct {
 	// Endpoints (the agent's middleware); it must not block.
 	Endpoints func() []Endpoint
 }
+
+// ObserveServed files one request of a program's HTTP route that took d
+// and ended now under the size row in force when it arrived (SizeRow.Served,
+// keyed by route), as a scenario's server files its own; none while the
+// row is paused or idle.
+func (s *Session) ObserveServed(route string, d time.Duration) { s.sizes.observeServed(route, d) }
 
 // ProgramPool is a program's pool as a Program session reads and resizes
 // it: a *pool.Pool, or a *pool.Meter over a pool of the program's own.

@@ -264,6 +264,10 @@ type Link struct {
 	// OutOfRange counts the figures of the stream so far that were out of
 	// their range and so are unknown (Decoder); 0 in process.
 	OutOfRange int64
+	// Route is the program's route an attached dashboard features in its
+	// headline and sizes table (attach --route; "": the load's first
+	// target's, else the busiest).
+	Route string
 	// Notice is a fact about the link the view must show while it holds:
 	// the agent is another process than the one first read, and what
 	// control is left ("" when none).

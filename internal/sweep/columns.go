@@ -45,6 +45,17 @@ const Columns = `columns (every figure the median of the runs, min-max after it 
   measured medians when the fit is poor, R^2 < 0.8); server, login: the lowest
   headline p99 with the Loop's p99 under 50 ms; io: Little's law,
   L = arrivals/s x service time, rounded up.
+--attach ADDR --load SPEC: each size is set through the agent, held for a
+  warm-up under the load, then the agent's figures are reset and the size is
+  held for --duration; its row is the agent's row of that hold. HEADLINE is
+  the --route target ("/ping p99 ms"): the load client's p99 of the requests
+  due in the hold, from each request's due time (client_p99_ms in --json);
+  TARGET server p99 ms is the middleware's p99 of its route at the size (the
+  handler's time: server_p99_ms); errors the requests with no answer
+  (client_errors). The pick is the latency rule's, over the client p99. The
+  program's pool is set back to its size before the sweep at the end and on a
+  signal ("attach" in --json: addr, load, target, route, start_workers,
+  restored, restore_error).
 machine: before the first run and after the last, one thread per CPU spins for
   300ms and reads how long it waited for a CPU (its run delay); above 10% the
   line says BUSY: other work shared the cores and every figure moved with it.

@@ -4,6 +4,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,11 @@ type Config struct {
 	// MachineCheck each, which costs that long of every core), so the
 	// table says when its figures measured the neighbours too.
 	CheckMachine bool
+	// Attach, when set, sweeps an attached program instead of a scenario
+	// (attach.go): Workers, Duration, Warmup, Repeat and CheckMachine
+	// apply; the rest, Base included, do not. Fit is implied: the latency
+	// rule picks by the target's client p99.
+	Attach *Attached
 }
 
 // MachineCheck is how long each of a sweep's two machine checks spins.
@@ -280,6 +286,9 @@ type Result struct {
 	Fit *sizing.Fit `json:"fit"`
 	// Machine is the machine check (Config.CheckMachine), null without.
 	Machine *Machine `json:"machine"`
+	// Attach is the attached program swept (Config.Attach); null for a
+	// scenario's sweep.
+	Attach *AttachJSON `json:"attach"`
 	// HdrLogMissing is the --hdr-log files a write failed for, each
 	// removed and not written again, with the first error; nil when every
 	// log was written (or none asked for).
@@ -356,6 +365,11 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		res.Machine.check(false)
 	}
 	var err error
+	if c.Attach != nil {
+		err = runAttached(ctx, c, warm, progress, &res)
+		order = nil
+		confs = confs[:len(c.Workers)] // one configuration a size: runAttached's rows
+	}
 	for j, i := range order {
 		cf := confs[i]
 		base := c.Base
@@ -419,14 +433,18 @@ func Run(ctx context.Context, c Config, progress io.Writer) (Result, error) {
 		res.Machine.check(true)
 	}
 	speedups(res.Rows)
-	if c.Fit && err == nil {
+	if (c.Fit || c.Attach != nil) && err == nil {
 		var obs []sizing.Obs
 		for _, runs := range res.runs {
 			for _, r := range runs {
 				obs = append(obs, r.obs())
 			}
 		}
-		f := sizing.Recommend(scenarios.Sizing(res.Scenario).Rule, obs)
+		rule := scenarios.Sizing(res.Scenario).Rule
+		if c.Attach != nil {
+			rule = scenarios.RuleLatency // the target's p99, with the program's Loop responsive
+		}
+		f := sizing.Recommend(rule, obs)
 		res.Fit = &f
 	}
 	res.Interrupted = err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
@@ -652,6 +670,10 @@ func (r Result) Write(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s: GOMAXPROCS %d, NumCPU %d, CPU limit %s, %gs per size%s\n",
 		r.Scenario, r.GOMAXPROCS, r.NumCPU, limit, r.DurationS, runs)
+	if a := r.Attach; a != nil {
+		fmt.Fprintf(w, "attached at %s under %s: %s p99 is the client's, from each request's due time; server p99 the middleware's (route %s)\n",
+			a.Addr, a.Load, a.Target, cmp.Or(a.Route, "unknown"))
+	}
 	sizes := make([]session.SizeJSON, len(r.Rows))
 	for i, row := range r.Rows {
 		sizes[i] = row.Size
@@ -678,9 +700,11 @@ func (r Result) Write(w io.Writer) error {
 		figure("CPU s", func(row Row) *float64 { return ptr(row.CPUSeconds) }),
 		col("speed-up", func(row Row) string { return num(row.Speedup) }),
 		col("efficiency", func(row Row) string { return num(row.Efficiency) }),
-		figure("task p99 ms", func(row Row) *float64 { return row.TaskP99MS }),
-		figure("RSS MiB", func(row Row) *float64 { return row.RSSMB }),
 	)
+	if r.Attach == nil { // the agent sends no task histogram
+		cols = append(cols, figure("task p99 ms", func(row Row) *float64 { return row.TaskP99MS }))
+	}
+	cols = append(cols, figure("RSS MiB", func(row Row) *float64 { return row.RSSMB }))
 	if scenarios.Sizing(r.Scenario).Rule == scenarios.RuleLittle {
 		cols = append(cols,
 			figure("arrivals/s", func(row Row) *float64 { return ptr(row.ArrivalPerS) }),
@@ -698,7 +722,7 @@ func (r Result) Write(w io.Writer) error {
 		}, cols...)
 	}
 	for _, k := range r.tableKeys() {
-		cols = append(cols, figure(k, func(row Row) *float64 { return row.Extra[k] }))
+		cols = append(cols, figure(r.head(k), func(row Row) *float64 { return row.Extra[k] }))
 	}
 	cols = append(cols, col("answer", answer))
 	if r.Repeat > 1 {
@@ -706,6 +730,11 @@ func (r Result) Write(w io.Writer) error {
 	}
 	lines := t.Render(cols)
 	lines = append(lines, t.BestLine())
+	if a := r.Attach; a != nil && a.Restored {
+		lines = append(lines, fmt.Sprintf("pool set back to %s, its size before the sweep", sizing.SizeName(a.StartWorkers)))
+	} else if a != nil {
+		lines = append(lines, fmt.Sprintf("pool NOT set back to %s, its size before the sweep: %s", sizing.SizeName(a.StartWorkers), a.RestoreError))
+	}
 	if f := r.Fit; f != nil {
 		line := f.Line
 		if slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Workers == f.Recommended }) {
@@ -739,10 +768,28 @@ func (r Result) Write(w io.Writer) error {
 // the Loop p99 column's figure unless some row ran several Loops.
 func (r Result) tableKeys() []string {
 	twin := strings.ReplaceAll(scenarios.Headline(r.Scenario).Name, " ", "_") + "_p99_ms"
+	if r.Attach != nil {
+		twin = KeyClientP99 // the headline column's figure
+	}
 	loops := slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Loops > 1 })
 	return slices.DeleteFunc(slices.Clone(r.Columns), func(k string) bool {
 		return k == twin || (k == "loop_worst_p99_ms" && !loops)
 	})
+}
+
+// head is the table's heading of Extra key k: the key, or for an
+// attached sweep's own keys, words.
+func (r Result) head(k string) string {
+	if r.Attach == nil {
+		return k
+	}
+	switch k {
+	case KeyServerP99:
+		return r.Attach.Target + " server p99 ms"
+	case KeyErrors:
+		return "errors"
+	}
+	return k
 }
 
 // spannedColumn is c with each cell followed by its runs' range.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestHeadlineShowsEndpoints: an attached program's routes are the
-// headline: each one's p99 and rate, the busiest first, n/a for a route
+// headline: each one's p99 and rate, the busiest first (featured, with
+// no route chosen and no load), n/a for a route
 // with no request in the window, "+N" for those that do not fit, never
 // wider than the screen; without endpoints the headline is the
 // scenario's.
@@ -25,7 +26,7 @@ func TestHeadlineShowsEndpoints(t *testing.T) {
 		{Route: "unmatched"},
 	}
 	l1 := ansi.Strip(headlinePanel(s, 100)[0])
-	for _, want := range []string{"endpoints p99", "/fib 88 ms 40/s", "/ping 1.2 ms 20/s", "unmatched n/a ms 0/s"} {
+	for _, want := range []string{"▶ /fib p99 (5s) server 88 ms 40/s", "/ping 1.2 ms 20/s", "unmatched n/a ms 0/s"} {
 		if !strings.Contains(oneSpace(l1), want) {
 			t.Errorf("headline %q lacks %q", l1, want)
 		}

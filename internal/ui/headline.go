@@ -48,7 +48,7 @@ func headlinePanel(s session.Snapshot, w int) []string {
 	}
 	l1 := head + label + best
 	if s.Endpoints != nil { // an attached program's own routes are its figure to watch
-		l1 = endpointsLine(s.Endpoints, win, w)
+		l1 = endpointsLine(s, win, w)
 	}
 
 	here := "n/a"

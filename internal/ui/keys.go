@@ -46,6 +46,7 @@ const (
 	useQuit                     // ends the program (both screens)
 	useHelp                     // opens the ? screen
 	useDetail                   // latency detail on or off
+	useRoute                    // attached: the next route in the headline and sizes tried
 	useSuspend                  // none here: cmd/offtop's filter takes it before the model
 	useScrollUp                 // the ? screen: scroll up
 	useScrollDown               // the ? screen: scroll down
@@ -129,7 +130,8 @@ func declaredKeys() []keyDef {
 		{keys: []string{"r"}, label: "r", help: "reset figures", act: post(session.Action{Kind: session.Reset}),
 			foot: footSpot{at: 9, key: "r", desc: "reset"}, script: true},
 		{keys: []string{"d"}, label: "d", help: "latency detail on/off", use: useDetail,
-			foot: footSpot{at: 8, key: "d", desc: "detail"}, script: true},
+			foot: footSpot{at: 8, key: "d", desc: "detail"}, fold: true, script: true},
+		{keys: []string{"e"}, label: "e", help: "next route as headline (attached)", use: useRoute, fold: true, script: true},
 		{keys: []string{"?"}, label: "?", help: "this help", use: useHelp,
 			foot: footSpot{at: 1, key: "?", desc: "help"}, script: true},
 		{keys: []string{"q", "ctrl+c"}, label: "q/ctrl+c", help: "quit", use: useQuit,

@@ -33,6 +33,7 @@ type viewState struct {
 	helpTop int // first line of the help shown
 	detail  bool
 	errLine string
+	route   string // attached: the route the e key chose ("": the Snapshot's)
 }
 
 // Render formats s for a screen of width x height cells: at most height

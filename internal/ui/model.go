@@ -219,6 +219,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.view.help, m.view.helpTop = true, 0
 		case d.use == useDetail:
 			m.view.detail = !m.view.detail
+		case d.use == useRoute:
+			m.view.route = nextRoute(m.snap, m.view.route)
 		case d.use == useQuit:
 			return m, tea.Quit
 		case d.use == useAction:
@@ -256,7 +258,11 @@ func (m Model) content() string {
 	if l := m.last; l != nil && l.content != "" && l.seq == f.seq && l.width == f.width && l.height == f.height && l.view == f.view {
 		return l.content
 	}
-	f.content = trimBlanks(render(m.snap, m.width, m.height, m.view))
+	snap := m.snap
+	if m.view.route != "" {
+		snap.Route = m.view.route
+	}
+	f.content = trimBlanks(render(snap, m.width, m.height, m.view))
 	if m.last != nil {
 		*m.last = f
 	}

@@ -115,6 +115,7 @@ var keyTable = []struct {
 	{"ctrl+c", session.Action{}, true, true},
 	{"?", session.Action{}, false, false},
 	{"d", session.Action{}, false, false},
+	{"e", session.Action{}, false, false},
 	{"x", session.Action{}, false, false},
 	{"", session.Action{}, false, false},
 	{"enter", session.Action{}, false, false},
@@ -134,7 +135,7 @@ func TestKeysListsEveryKey(t *testing.T) {
 	got := Keys()
 	var want []string
 	for _, c := range keyTable {
-		if c.ok || c.key == "?" || c.key == "d" {
+		if c.ok || c.key == "?" || c.key == "d" || c.key == "e" {
 			want = append(want, c.key)
 		}
 	}

@@ -48,6 +48,7 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 	if q.Scenario == s.Scenario && len(q.Spread) > 0 {
 		cols = append(cols, spreadColumn(q))
 	}
+	cols = append(cols, routeColumns(s)...)
 	lines := t.Render(cols)
 	out := []string{cutTitle("sizes tried", searchNote(s, pick), w), theme.Faint.Render(lines[0])}
 	for i, l := range lines[1:] {
@@ -92,6 +93,29 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 		last = theme.Faint.Render("  " + f)
 	}
 	return append(out, last)
+}
+
+// routeColumns are an attached program's columns for the featured route
+// (featuredRoute, the headline's): the middleware's p99 at each size
+// (the row's served figures) and, under --load, the client's p99 of the
+// requests due while the size was in force (from their due time); none
+// without the middleware.
+func routeColumns(s session.Snapshot) []report.Column {
+	route := featuredRoute(s)
+	if s.Endpoints == nil || route == "" {
+		return nil
+	}
+	cols := []report.Column{{Head: "route p99", Width: 9, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }}}
+	if t := clientOf(s.LoadClient, route); t != nil {
+		by := t.BySize
+		cols = append(cols, report.Column{Head: "client p99", Width: 10, Cell: func(_ int, r session.SizeJSON) string {
+			if v, ok := by[r.Workers]; ok && v.Count > 0 {
+				return fmtMs(v.P99)
+			}
+			return "n/a"
+		}})
+	}
+	return cols
 }
 
 // searchPlan is what a running search does, for the panel's last line:

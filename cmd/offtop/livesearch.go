@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
+)
+
+// liveSearch is the a key on an attached program under --load: the
+// search sweep --attach does (sweep.Run over an Attached, its load the
+// running one), at the sizes and for the hold the agent's own search
+// would use (session.SearchSizes, one window each), SearchMinPasses
+// passes interleaved, picking by the featured target's client p99. Its
+// state shows as the Snapshot's Search; the pool goes to the pick, or
+// back to its size before when the search has none or is stopped (any
+// key). Each hold begins with a Reset of the agent's figures, so the
+// sizes table holds the size in force only.
+type liveSearch struct {
+	mu      sync.Mutex
+	st      session.Search // Scenario "": none has run
+	holdEnd time.Time      // the current hold's end, for Left
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the search's goroutine ends
+}
+
+// state is the search's state for a Snapshot; ok false when none has run.
+func (l *liveSearch) state() (session.Search, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.st
+	if st.Running && !l.holdEnd.IsZero() {
+		st.Left = session.Seconds(max(time.Until(l.holdEnd), 0))
+	}
+	st.Sizes, st.PassPicks = slices.Clone(st.Sizes), slices.Clone(st.PassPicks)
+	st.Spread = slices.Clone(st.Spread)
+	return st, st.Scenario != ""
+}
+
+// running reports whether a search is under way.
+func (l *liveSearch) running() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cancel != nil
+}
+
+// stop cancels the search under way, if any, and waits for it to end
+// (its pool set back).
+func (l *liveSearch) stop() {
+	l.mu.Lock()
+	cancel, done := l.cancel, l.done
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// start begins a search of s's program (one under way is stopped first).
+func (l *liveSearch) start(s *loadSource) {
+	l.stop()
+	snap := s.Source.Snapshot()
+	sizes := session.SearchSizes(float64(snap.UsableCPUs))
+	hold := max(time.Duration(snap.Window), time.Second)
+	target := s.load.Spec()[0].Path
+	for _, t := range s.load.Spec() {
+		if t.Path == s.route {
+			target = t.Path
+		}
+	}
+	for _, t := range s.load.Figures(snap.Endpoints).Targets {
+		if s.route != "" && t.Route == s.route {
+			target = t.Target
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.mu.Lock()
+	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, MaxPasses: session.SearchMinPasses,
+		Hold: session.Seconds(hold), OthersMaxCPUs: -1, Spread: make([][]float64, len(sizes))}
+	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
+	l.mu.Unlock()
+	holds := 0
+	att := &sweep.Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
+		OnHold: func(n int, d time.Duration) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.st.Step, l.st.Pass = max(slices.Index(sizes, n), 0), holds/len(sizes)
+			l.holdEnd = time.Now().Add(d)
+			holds++
+		}}
+	c := sweep.Config{Attach: att, Workers: sizes, Duration: hold, Repeat: session.SearchMinPasses}
+	crash.Go(func() {
+		defer close(done)
+		res, err := sweep.Run(ctx, c, io.Discard)
+		l.finish(s, res, err, ctx.Err() != nil)
+		l.mu.Lock()
+		l.cancel = nil
+		l.mu.Unlock()
+	})
+}
+
+// finish files the search's result and sets the pool to its pick (the
+// sweep set it back to its size before already).
+func (l *liveSearch) finish(s *loadSource, res sweep.Result, err error, canceled bool) {
+	l.mu.Lock()
+	st := &l.st
+	st.Running, st.Left, st.Step = false, 0, len(st.Sizes)
+	switch {
+	case canceled:
+		st.Canceled = true
+	case err != nil:
+		st.Err = err.Error()
+	default:
+		st.Fit = res.Fit
+		busy := 0
+		for _, r := range res.Rows {
+			if i := slices.Index(st.Sizes, r.Workers); i >= 0 {
+				if sp, ok := r.Spread["headline_p99_ms"]; ok {
+					st.Spread[i] = []float64{sp.Min, sp.Max}
+				}
+			}
+			if r.Size.MachineBusy {
+				busy++
+			}
+		}
+		if busy > 0 {
+			st.BusyHolds = busy
+			st.Uncertain = fmt.Sprintf("machine busy: others took over a quarter of the CPUs at %d of %d sizes", busy, len(res.Rows))
+		}
+	}
+	pick := -1
+	if st.Fit != nil && st.Uncertain == "" {
+		pick = st.Fit.Recommended
+	}
+	l.mu.Unlock()
+	if pick >= 0 {
+		if err := <-s.Source.Post(session.Action{Kind: session.SetWorkers, N: pick}); err != nil {
+			l.mu.Lock()
+			l.st.Err = err.Error()
+			l.mu.Unlock()
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/offtop/offtop/internal/sweep"
+	"github.com/offtop/offtop/internal/testkit"
+)
+
+// TestSweepAttachRefusals: a sweep --attach that cannot run is one line
+// naming the cause (the usage hint under a flag's), exit 2, nothing on
+// stdout, and the program's pool untouched.
+func TestSweepAttachRefusals(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0")
+	notAgent := httptest.NewServer(http.NotFoundHandler())
+	defer notAgent.Close()
+	// A port nothing listens on: listened on, then closed.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := ln.Addr().String()
+	ln.Close()
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unparsed", []string{"--attach", addr, "--load", "ping=20/s"}, `sweep: --load: load spec: target 1 "ping=20/s": the path must start with "/"`},
+		{"rate 0", []string{"--attach", addr, "--load", "/ping=0/s"}, `sweep: --load: load spec: target 1 "/ping=0/s": rate 0/s: want 1..1000`},
+		{"over max", []string{"--attach", addr, "--load", "/ping=1001/s"}, `sweep: --load: load spec: target 1 "/ping=1001/s": rate 1001/s: over the maximum 1000/s`},
+		{"404", []string{"--attach", addr, "--load", "/ping=20/s,/nope=5/s"}, "sweep: --load: load target: http://" + addr + "/nope answers 404 Not Found (no such endpoint for a GET)"},
+		{"refused", []string{"--attach", none, "--load", "/ping=20/s"}, "sweep: --attach: unreachable: nothing listens on " + none},
+		{"no agent", []string{"--attach", strings.TrimPrefix(notAgent.URL, "http://"), "--load", "/ping=20/s"}, "sweep: --attach: not an offtop agent: "},
+		{"no load", []string{"--attach", addr}, "sweep: --attach: needs --load SPEC"},
+		{"route", []string{"--attach", addr, "--load", "/ping=20/s", "--route", "/fib"}, `sweep: --route: "/fib" is not a target of --load (/ping=20/s)`},
+		{"scenario", []string{"--attach", addr, "--load", "/ping=20/s", "--scenario", "count"}, "sweep: --scenario: not with --attach"},
+		{"route alone", []string{"--route", "/ping"}, "sweep: --route: only with --attach ADDR"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, lines, stdout := runRefused(bin, append([]string{"sweep", "--workers", "1,2", "--duration", "1s"}, c.args...)...)
+			first := strings.TrimPrefix(strings.TrimPrefix(lines[0], "offtop: "), "offtop ")
+			if code != exitUsage || !strings.HasPrefix(first, c.want) || len(lines) > 2 || stdout > 0 {
+				t.Fatalf("exit %d, stderr %q, stdout %d bytes: want exit 2, one line %q (and the usage hint), no output", code, lines, stdout, c.want)
+			}
+		})
+	}
+	if w := poolWorkers(t, addr); w != 2 {
+		t.Fatalf("a refused sweep changed the pool: %d workers, want 2", w)
+	}
+}
+
+// runRefused runs bin with args: its exit code (-1: none), its stderr's
+// lines and the bytes it wrote to stdout.
+func runRefused(bin string, args ...string) (code int, stderr []string, stdout int) {
+	cmd := exec.Command(bin, args...)
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	code = -1
+	if ee, ok := cmd.Run().(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return code, strings.Split(strings.TrimSpace(errs.String()), "\n"), out.Len()
+}
+
+// TestSweepAttachJSON: a sweep of the example under --load has a row per
+// size, each from its own hold (the agent's row of that size, the
+// client's p99 of the route target), picks a size, and sets the pool
+// back to its size before.
+func TestSweepAttachJSON(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/fib?n=22=20/s,/ping=20/s", "--route", "/ping",
+		"--workers", "1,2", "--duration", "1s", "--repeat", "1", "--json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var res sweep.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Scenario != "service" || len(res.Rows) != 2 || res.Attach == nil || res.Fit == nil {
+		t.Fatalf("result %s: want the service's 2 rows, attach and fit", out)
+	}
+	a := res.Attach
+	if a.Target != "/ping" || a.Route != "/ping" || a.StartWorkers != 3 || !a.Restored {
+		t.Errorf("attach %+v: want target and route /ping, started at 3 and set back", a)
+	}
+	for i, r := range res.Rows {
+		if r.Workers != i+1 || r.Size.Workers != i+1 || r.Size.Headline != "/ping" || r.Size.HeldS < 0.5 {
+			t.Errorf("row %d: workers %d, size %+v: want %d workers, the /ping headline, held about 1s", i, r.Workers, r.Size, i+1)
+		}
+		c, s := r.Extra[sweep.KeyClientP99], r.Extra[sweep.KeyServerP99]
+		if c == nil || s == nil || r.Size.HeadlineP99MS == nil || *c != *r.Size.HeadlineP99MS || r.ThroughputPerS <= 0 {
+			t.Errorf("row %d: client %v server %v headline %v tasks/s %v: want both p99s, the client's as the headline, tasks done", i, c, s, r.Size.HeadlineP99MS, r.ThroughputPerS)
+		}
+	}
+	if w := poolWorkers(t, addr); w != 3 {
+		t.Fatalf("after the sweep: %d workers, want 3, the size before", w)
+	}
+}
+
+// TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
+// holds a size sets the program's pool back to its size before, and
+// exits 130.
+func TestSweepAttachRestoresOnSIGINT(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s", "--workers", "1,2", "--duration", "30s", "--repeat", "1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	testkit.WaitFor(t, "the sweep to resize the pool to 1", 20*time.Second, func() bool { return poolWorkers(t, addr) == 1 })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := testkit.Recv(t, "the sweep to exit", 10*time.Second, done)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130: %s", err, stderr.String())
+	}
+	if w := poolWorkers(t, addr); w != 3 {
+		t.Fatalf("after SIGINT: %d workers, want 3, the size before the sweep (stderr %s)", w, stderr.String())
+	}
+}

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/offtop/offtop/internal/hist"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// attachedUnderLoad is an attached program with three routes under a
+// load of /ping, whose rows have served figures and client figures by
+// size.
+func attachedUnderLoad() session.Snapshot {
+	s := richSnapshot()
+	s.Remote, s.Scenario, s.Workers = "127.0.0.1:7070", "service", 2
+	s.Endpoints = []session.Endpoint{
+		{Route: "/fib", RatePerS: 40, Latency: hist.Summary{P99: 88 * time.Millisecond, Count: 200}},
+		{Route: "/ping", RatePerS: 20, Latency: hist.Summary{P99: 400 * time.Microsecond, Count: 100}},
+		{Route: "/pool", RatePerS: 1, Latency: hist.Summary{P99: 100 * time.Microsecond, Count: 5}},
+		{Route: "unmatched"},
+	}
+	s.LoadClient = &session.LoadClient{Spec: "/ping=20/s", Targets: []session.LoadTarget{{
+		Target: "/ping", Route: "/ping", Latency: hist.Summary{P99: 7 * time.Millisecond, Count: 100},
+		BySize: map[int]hist.Summary{1: {P99: 31 * time.Millisecond, Count: 50}, 2: {P99: 7 * time.Millisecond, Count: 50}},
+	}}}
+	s.Sizes = session.SizeRows{
+		{Scenario: "service", Workers: 1, GOMAXPROCS: s.GOMAXPROCS, Held: 5 * time.Second,
+			Served: map[string]hist.Summary{"/ping": {P99: 900 * time.Microsecond, Count: 99}}},
+		{Scenario: "service", Workers: 2, GOMAXPROCS: s.GOMAXPROCS, Held: 3 * time.Second, Current: true,
+			Served: map[string]hist.Summary{"/ping": {P99: 400 * time.Microsecond, Count: 60}}},
+	}
+	return s
+}
+
+// TestHeadlineFeaturesRoute: attached under --load, the headline features
+// the load's first target's route, the middleware's p99 and the client's
+// beside it, the other routes after it; --route (Link.Route) as a route
+// or a target's path features that one.
+func TestHeadlineFeaturesRoute(t *testing.T) {
+	s := attachedUnderLoad()
+	l1 := oneSpace(ansi.Strip(headlinePanel(s, 120)[0]))
+	for _, want := range []string{"▶ /ping p99 (5s) server 0.40 ms client 7 ms 20/s", "· /fib 88 ms 40/s"} {
+		if !strings.Contains(l1, want) {
+			t.Errorf("headline %q lacks %q", l1, want)
+		}
+	}
+	s.Route = "/fib"
+	if l1 := oneSpace(ansi.Strip(headlinePanel(s, 120)[0])); !strings.HasPrefix(l1, "▶ /fib p99 (5s) server 88 ms 40/s ·") || strings.Contains(l1, "client") {
+		t.Errorf("--route /fib: %q, want /fib featured, no client figure (the load sends none)", l1)
+	}
+}
+
+// TestRouteKeyCycles: e features the next route in the endpoints' order
+// (unmatched left out), wrapping, and applies nothing.
+func TestRouteKeyCycles(t *testing.T) {
+	f := newFake()
+	f.snap = attachedUnderLoad()
+	m := New(f)
+	next, _ := m.Update(m.Init()())
+	m = next.(Model)
+	var seen []string
+	for range 4 {
+		m, _ = press(t, m, "e")
+		out := ansi.Strip(m.View().Content)
+		i := strings.Index(out, "▶ ")
+		if i < 0 {
+			t.Fatalf("no headline:\n%s", out)
+		}
+		seen = append(seen, strings.Fields(out[i:])[1])
+	}
+	if got := strings.Join(seen, " "); got != "/pool /fib /ping /pool" {
+		t.Errorf("e four times featured %q, want /pool /fib /ping /pool (from /ping, the load's)", got)
+	}
+	if len(f.Actions()) != 0 {
+		t.Errorf("e applied %v", f.Actions())
+	}
+}
+
+// TestSizesShowRouteColumns: sizes tried gets the featured route's p99 at
+// each size, the middleware's and, under --load, the client's of the
+// requests due at that size.
+func TestSizesShowRouteColumns(t *testing.T) {
+	out := ansi.Strip(strings.Join(sizesPanel(attachedUnderLoad(), 100, 4), "\n"))
+	for _, want := range []string{"route p99  client p99", "0.90          31", "0.40           7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sizes tried lacks %q:\n%s", want, out)
+		}
+	}
+	s := attachedUnderLoad()
+	s.Endpoints = nil
+	if out := ansi.Strip(strings.Join(sizesPanel(s, 100, 4), "\n")); strings.Contains(out, "route p99") {
+		t.Errorf("no middleware: route columns\n%s", out)
+	}
+}
