@@ -1,13 +1,12 @@
 package main
 
 import (
-	"sync"
 	"time"
 
-	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
 )
 
 // loadUsage is --load's usage text (cliflag: `SPEC` names its value).
@@ -34,7 +33,7 @@ func parseLoad(cmd, s string, given bool) (load.Spec, error) {
 // Snapshot (LoadClient) and route as the featured one (Link.Route); its
 // Close stops the load, then c.
 func startLoad(cmd, addr string, spec load.Spec, route string, c session.Source) (session.Source, error) {
-	s := &loadSource{Source: c, route: route, out: make(chan session.Snapshot, cap(c.Samples())), workers: -1}
+	var l *load.Load
 	if spec != nil {
 		u, err := remote.BaseURL(addr)
 		if err != nil {
@@ -48,94 +47,9 @@ func startLoad(cmd, addr string, spec load.Spec, route string, c session.Source)
 		if window <= 0 {
 			window = session.DefaultWindow
 		}
-		if s.load, err = load.Start(load.Options{Base: base, Spec: spec, Window: window}); err != nil {
+		if l, err = load.Start(load.Options{Base: base, Spec: spec, Window: window}); err != nil {
 			return nil, usagef("%s: --load: %v", cmd, err)
 		}
 	}
-	crash.Go(func() {
-		defer close(s.out)
-		for snap := range c.Samples() {
-			s.out <- s.fill(snap)
-		}
-	})
-	return s, nil
-}
-
-// loadSource is a Source with a load's figures added to each Snapshot
-// (none when load is nil) and the featured route.
-type loadSource struct {
-	session.Source
-	load  *load.Load
-	route string
-	out   chan session.Snapshot
-
-	mu      sync.Mutex // guards workers
-	workers int        // the pool size the load files under; -1 before one
-
-	search liveSearch // the a key under the load
-}
-
-// Post is the Source's, but for the a key under a load: the search
-// runs here (liveSearch), and any key while it runs stops it (the pool
-// set back first), as the agent's own search does.
-func (s *loadSource) Post(a session.Action) <-chan error {
-	if s.load == nil {
-		return s.Source.Post(a)
-	}
-	res := make(chan error, 1)
-	switch {
-	case a.Kind == session.AutoSize:
-		crash.Go(func() { s.search.start(s); res <- nil })
-	case s.search.running():
-		crash.Go(func() {
-			s.search.stop()
-			if a.Kind == session.CancelAutoSize {
-				res <- nil
-				return
-			}
-			res <- <-s.Source.Post(a)
-		})
-	default:
-		return s.Source.Post(a)
-	}
-	return res
-}
-
-func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
-	snap.Route = s.route
-	if s.load == nil {
-		return snap
-	}
-	if snap.Disconnected.IsZero() {
-		s.mu.Lock()
-		if snap.Workers != s.workers {
-			s.workers = snap.Workers
-			s.load.SetSize(snap.Workers) // from when this client saw it: up to an interval late
-		}
-		s.mu.Unlock()
-	}
-	if st, ok := s.search.state(); ok {
-		snap.Search = st
-	}
-	snap.LoadClient = s.load.Figures(snap.Endpoints)
-	for i := range snap.LoadClient.Targets {
-		t := &snap.LoadClient.Targets[i]
-		t.BySize = s.load.BySize(t.Target)
-	}
-	return snap
-}
-
-// Samples is the Source's samples, each with the load's figures.
-func (s *loadSource) Samples() <-chan session.Snapshot { return s.out }
-
-// Snapshot is the Source's newest sample with the load's figures.
-func (s *loadSource) Snapshot() session.Snapshot { return s.fill(s.Source.Snapshot()) }
-
-// Close stops the search (the pool set back), the load, then the Source.
-func (s *loadSource) Close() {
-	if s.load != nil {
-		s.search.stop()
-		s.load.Stop()
-	}
-	s.Source.Close()
+	return sweep.NewLoadSource(c, l, route), nil
 }

@@ -6,13 +6,17 @@ import (
 	"os"
 	"os/signal"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/lifecycle"
 	"github.com/offtop/offtop/internal/session"
 )
+
+// stopGrace is how long a stopping run waits for the session to close
+// (lifecycle.Grace).
+const stopGrace = lifecycle.Grace
 
 // frontEnd is what a run shows its samples on: the dashboard (tui.go) or
 // JSON Lines (headless.go). The runner calls show once, on the run's
@@ -105,29 +109,29 @@ func (r *runner) run(fe frontEnd) error {
 	var ended atomic.Bool // show has returned; the session is closing
 	// The signal the front end ended show for is the first, however late
 	// it comes here.
-	stops := watchStops(r.hup, r.sig, func() bool { return !ended.Load() || fe.endedBy() != nil }, fe.quit,
+	stops := lifecycle.WatchStops(r.hup, r.sig, func() bool { return !ended.Load() || fe.endedBy() != nil }, fe.quit,
 		func(sg os.Signal) {
 			r.cr.RestoreTerminal()
 			fmt.Fprintf(r.cr.Stderr, "offtop: %v again: exiting at once\n", sg)
 			r.cr.Exit(exitCode(asSignalError(sg), io.Discard))
 		})
-	defer stops.end()
+	defer stops.End()
 
 	err := fe.show()
 	ended.Store(true)
 	close(shown)
 	if sg := fe.endedBy(); sg != nil {
-		stops.got.CompareAndSwap(nil, &sg)
+		stops.EndedBy(sg)
 	}
 	if r.cr.IsCrashed() {
 		return nil // run prints the panic; a panicked session may never close
 	}
-	closed := closeSession(r.src, stopGrace, r.cr.Crashed())
+	closed := lifecycle.CloseWithin(r.src, stopGrace, r.cr.Crashed())
 	if r.cr.IsCrashed() {
 		return nil
 	}
 	if !closed {
-		sayNotClosed(r.cr.Stderr, r.src.Snapshot().Scenario, stopGrace)
+		lifecycle.SayNotClosed(r.cr.Stderr, r.src.Snapshot().Scenario, stopGrace)
 		close(halt) // the samples so far; Samples never closes
 	}
 	<-samples
@@ -135,66 +139,7 @@ func (r *runner) run(fe frontEnd) error {
 		return nil
 	}
 	r.sm.Finish(time.Since(r.start))
-	return fe.finish(closed, stops.signal(), err)
-}
-
-// stopWatch is a run's stop signals: the first (a signal, or the
-// terminal gone: SIGHUP) ends the run gracefully, a second exits at once.
-type stopWatch struct {
-	got  atomic.Pointer[os.Signal] // the stop signal that ended the run
-	sig  chan<- os.Signal
-	done chan struct{}
-}
-
-// watchStops watches sig (signal.Notify's) and hup until end, which
-// stops sig's signals: the first of them, while
-// graceful says so, calls stop; any later one, or one while graceful says
-// no, calls again. A SIGHUP after the terminal is gone is the same
-// hang-up.
-func watchStops(hup *jobctl.Hangup, sig chan os.Signal, graceful func() bool, stop func(), again func(os.Signal)) *stopWatch {
-	w := &stopWatch{sig: sig, done: make(chan struct{})}
-	crash.Go(func() {
-		first := true
-		gone := hup.Gone()
-		for {
-			var sg os.Signal = syscall.SIGHUP
-			hungUp := false
-			select {
-			case <-w.done:
-				return
-			case <-gone:
-				gone, hungUp = nil, true
-			case sg = <-sig:
-				if sg == syscall.SIGHUP && hup.IsGone() {
-					continue
-				}
-			}
-			switch {
-			case first && graceful():
-				first = false
-				w.got.Store(&sg)
-				stop()
-			case !hungUp:
-				again(sg)
-				return
-			}
-		}
-	})
-	return w
-}
-
-// signal is the stop signal that ended the run, nil for none.
-func (w *stopWatch) signal() os.Signal {
-	if p := w.got.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// end stops the watching.
-func (w *stopWatch) end() {
-	signal.Stop(w.sig)
-	close(w.done)
+	return fe.finish(closed, stops.Signal(), err)
 }
 
 // readSamples starts the one reader of the Source's Samples: each sample

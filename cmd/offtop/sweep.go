@@ -17,6 +17,7 @@ import (
 
 	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/lifecycle"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sweep"
@@ -94,13 +95,13 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	hup := jobctl.WatchTerminal(os.Stdin, stdout, stderr)
 	defer hup.Stop()
-	stops := watchStops(hup, sig, func() bool { return true }, cancel,
+	stops := lifecycle.WatchStops(hup, sig, func() bool { return true }, cancel,
 		func(sg os.Signal) {
 			fmt.Fprintf(stderr, "offtop sweep: %v again: exiting at once\n", sg)
 			at.restoreNow(stderr)
 			os.Exit(exitCode(asSignalError(sg), io.Discard))
 		})
-	defer stops.end()
+	defer stops.End()
 	c.CheckMachine = true
 	progress := stderr
 	if jobctl.IsTerminal(stderr) {
@@ -120,7 +121,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	} else {
 		werr = res.Write(stdout)
 	}
-	if sg := stops.signal(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
+	if sg := stops.Signal(); sg != nil { // the signal's code, the output written or not (a hung-up terminal)
 		return exitCode(asSignalError(sg), stderr)
 	}
 	if werr != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/lifecycle"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
 )
@@ -74,7 +75,7 @@ func (t *tui) show() error {
 		gap = t.r.o.session.Interval
 	}
 	crash.Go(func() {
-		forwardSamples(t.sampled0, t.stop, gap, clock.Real, func() { t.p.Send(ui.Sampled()) }) // Send returns at once once the program has ended
+		lifecycle.ForwardSamples(t.sampled0, t.stop, gap, clock.Real, func() { t.p.Send(ui.Sampled()) }) // Send returns at once once the program has ended
 	})
 	_, err := t.p.Run()
 	if t.sus.EndedRun() {
@@ -125,28 +126,4 @@ func (t *tui) release() {
 	t.sus.Stop()
 	t.r.cr.SetStop(nil)
 	t.r.cr.SetRestore(nil)
-}
-
-// forwardSamples calls send for each signal on sampled until stop closes,
-// at least gap apart on clk (0: as they come): signals that come sooner
-// wait, and those that come while one waits make one send (sampled holds
-// one), so the model reads the newest sample once.
-func forwardSamples(sampled <-chan struct{}, stop <-chan struct{}, gap time.Duration, clk clock.Clock, send func()) {
-	var last time.Time
-	for {
-		select {
-		case <-stop:
-			return
-		case <-sampled:
-		}
-		if wait := gap - clk.Now().Sub(last); gap > 0 && !last.IsZero() && wait > 0 {
-			select {
-			case <-stop:
-				return
-			case <-clk.After(wait):
-			}
-		}
-		last = clk.Now()
-		send()
-	}
 }

@@ -1,19 +1,14 @@
 package load
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -37,51 +32,6 @@ const (
 	// dropped.
 	maxBody = 1 << 10
 )
-
-// ErrTarget wraps every error of Check: a target the service does not
-// serve or a service that cannot be reached.
-var ErrTarget = errors.New("load target")
-
-// Check sends one GET to each target of spec at base (http://host:port)
-// and says which the service does not serve: no answer within
-// CheckTimeout (refused, reset, timed out), or 404 or 405 (no such route
-// for a GET). Any other answer passes, an error status too.
-func Check(base string, spec Spec) error {
-	c := &http.Client{Timeout: CheckTimeout, CheckRedirect: noRedirect}
-	defer c.CloseIdleConnections()
-	for _, t := range spec {
-		resp, err := c.Get(base + t.Path)
-		if err != nil {
-			return fmt.Errorf("%w: %s%s: %s", ErrTarget, base, t.Path, why(err))
-		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
-			return fmt.Errorf("%w: %s%s answers %s (no such endpoint for a GET)", ErrTarget, base, t.Path, resp.Status)
-		}
-	}
-	return nil
-}
-
-func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
-// why is err in a few words: the cause under the URL and the syscall.
-func why(err error) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &ne) && ne.Timeout():
-		return "no answer within the timeout"
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err.Error()
-	}
-	return err.Error()
-}
 
 // Options are a load's.
 type Options struct {
@@ -420,177 +370,4 @@ func (l *Load) Figures(routes []session.Endpoint) *session.LoadClient {
 		out.Targets[i] = ft
 	}
 	return out
-}
-
-// pacer is vegeta's Pacer for one target: request n (from 0) is due at
-// n*interval after the attack began, sent at once when overdue (no
-// catching up in bursts beyond that: each overdue request goes as soon
-// as vegeta takes it).
-type pacer struct {
-	interval time.Duration
-	base     time.Time    // read before the attack began
-	off      atomic.Int64 // the attack's start after base, ns: the least seen
-	sent     atomic.Int64 // requests handed to vegeta's workers
-	sends    *hist.Recorder
-}
-
-func newPacer(interval, window time.Duration) *pacer {
-	p := &pacer{interval: interval, sends: hist.NewRecorder(window, nil)}
-	p.off.Store(math.MaxInt64)
-	return p
-}
-
-// Pace is vegeta's: the wait before request hits (from 0) is due.
-func (p *pacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	// The attack began elapsed before now: the earliest such reading is
-	// the closest (a later one includes the time to get here).
-	off := int64(time.Since(p.base) - elapsed)
-	if off < p.off.Load() { // Pace runs on one goroutine: no lost update
-		p.off.Store(off)
-	}
-	// vegeta calls Pace again as soon as it has handed a request to a
-	// worker: hits is the requests sent so far.
-	if n := int64(hits); n > p.sent.Load() {
-		p.sends.RecordAt(hist.Sample{At: p.base.Add(time.Since(p.base))})
-		p.sent.Store(n)
-	}
-	return time.Duration(hits)*p.interval - elapsed, false
-}
-
-// Rate is vegeta's: the pacer's constant rate per second at any time.
-func (p *pacer) Rate(time.Duration) float64 { return float64(time.Second) / float64(p.interval) }
-
-// began is when the attack began.
-func (p *pacer) began() time.Time { return p.base.Add(time.Duration(p.off.Load())) }
-
-// due is when request seq (from 0) was due.
-func (p *pacer) due(seq uint64) time.Time { return p.began().Add(time.Duration(seq) * p.interval) }
-
-// conns are a load's open connections, so Stop can cut the requests in
-// flight.
-type conns struct {
-	mu     sync.Mutex
-	open   map[net.Conn]bool
-	closed bool
-	d      net.Dialer
-}
-
-func (c *conns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := c.d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		conn.Close()
-		return nil, net.ErrClosed
-	}
-	tc := &trackedConn{Conn: conn, c: c}
-	c.open[tc] = true
-	return tc, nil
-}
-
-func (c *conns) closeAll() {
-	c.mu.Lock()
-	c.closed = true
-	open := c.open
-	c.open = map[net.Conn]bool{}
-	c.mu.Unlock()
-	for conn := range open {
-		conn.Close()
-	}
-}
-
-// trackedConn leaves its set when closed.
-type trackedConn struct {
-	net.Conn
-	c    *conns
-	once sync.Once
-}
-
-func (t *trackedConn) Close() error {
-	t.once.Do(func() {
-		t.c.mu.Lock()
-		delete(t.c.open, t)
-		t.c.mu.Unlock()
-	})
-	return t.Conn.Close()
-}
-
-// router matches a target's path to the route the program's mux serves
-// it under, by an http.ServeMux holding the routes' patterns: the same
-// matching the program's mux does when it is one. An Express route
-// pattern (a Node program's: /users/:id, /files/*) is held as the
-// ServeMux pattern that matches the same paths (/users/{id},
-// /files/{rest...}) and matched back to its own name.
-type router struct {
-	key   string
-	mux   *http.ServeMux
-	names map[string]string // ServeMux pattern -> route, where they differ
-}
-
-// match is a function from a target's path to its route ("" when none
-// of routes serves it); the mux is made again only when routes change.
-func (r *router) match(routes []session.Endpoint) func(string) string {
-	var b strings.Builder
-	for _, e := range routes {
-		b.WriteString(e.Route)
-		b.WriteByte(0)
-	}
-	if r.mux == nil || r.key != b.String() {
-		r.key, r.mux, r.names = b.String(), http.NewServeMux(), map[string]string{}
-		for _, e := range routes {
-			if !strings.Contains(e.Route, "/") {
-				continue
-			}
-			pattern := expressPattern(e.Route)
-			if handle(r.mux, pattern) && pattern != e.Route {
-				r.names[pattern] = e.Route
-			}
-		}
-	}
-	mux, names := r.mux, r.names
-	return func(path string) string {
-		req, err := http.NewRequest(http.MethodGet, "http://localhost"+path, nil)
-		if err != nil {
-			return ""
-		}
-		_, pattern := mux.Handler(req)
-		if name, ok := names[pattern]; ok {
-			return name
-		}
-		return pattern
-	}
-}
-
-// expressPattern is route as a ServeMux pattern: each Express segment
-// ":name" as "{name}" and a last "*" as "{rest...}" (":name" and "*" stay
-// where they cannot be translated, e.g. ":id?" or "a*b", so the mux
-// matches them as themselves or refuses them); route itself when it has
-// neither.
-func expressPattern(route string) string {
-	if !strings.ContainsAny(route, ":*") {
-		return route
-	}
-	segs := strings.Split(route, "/")
-	for i, seg := range segs {
-		name, ok := strings.CutPrefix(seg, ":")
-		switch {
-		case ok && name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "":
-			segs[i] = "{" + name + "}"
-		case seg == "*" && i == len(segs)-1:
-			segs[i] = "{rest...}"
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-// handle registers pattern on mux and reports whether the mux took it;
-// a pattern the mux refuses (a route label that is a path, not a
-// pattern, may be) is left out.
-func handle(mux *http.ServeMux, pattern string) (ok bool) {
-	defer func() { ok = recover() == nil }()
-	mux.Handle(pattern, http.NotFoundHandler())
-	return true
 }

@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestForwardSamplesAtMostOneAGap(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		forwardSamples(sampled, stop, time.Second, clk, func() { sent <- clk.Now() })
+		ForwardSamples(sampled, stop, time.Second, clk, func() { sent <- clk.Now() })
 	}()
 	signal := func() { // as runTUI's collector: never blocks
 		select {
@@ -64,7 +64,7 @@ func TestForwardSamplesAtMostOneAGap(t *testing.T) {
 	done0 := make(chan struct{})
 	go func() {
 		defer close(done0)
-		forwardSamples(sampled, stop0, 0, clk, func() { sent <- clk.Now() })
+		ForwardSamples(sampled, stop0, 0, clk, func() { sent <- clk.Now() })
 	}()
 	for i := range 3 {
 		clk.Advance(10 * time.Millisecond)

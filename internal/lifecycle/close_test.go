@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"testing"
@@ -14,14 +14,14 @@ func (c closer) Close() {
 	}
 }
 
-// closeSession waits for a Close that finishes, gives up on one that
+// CloseWithin waits for a Close that finishes, gives up on one that
 // hangs after the grace, and ends the wait at once on a panic.
 func TestCloseSessionIsBounded(t *testing.T) {
-	if !closeSession(closer{}, time.Minute, nil) {
+	if !CloseWithin(closer{}, time.Minute, nil) {
 		t.Error("a quick Close: not closed")
 	}
 	start := time.Now()
-	if closeSession(closer{hang: true}, 50*time.Millisecond, nil) {
+	if CloseWithin(closer{hang: true}, 50*time.Millisecond, nil) {
 		t.Error("a hung Close: closed")
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -29,7 +29,7 @@ func TestCloseSessionIsBounded(t *testing.T) {
 	}
 	crashed := make(chan struct{})
 	close(crashed)
-	if closeSession(closer{hang: true}, time.Hour, crashed) {
+	if CloseWithin(closer{hang: true}, time.Hour, crashed) {
 		t.Error("a panic meanwhile: closed")
 	}
 }

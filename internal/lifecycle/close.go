@@ -1,4 +1,8 @@
-package main
+// Package lifecycle is the parts of a run's lifecycle that do not depend
+// on the command line: the stop signals (WatchStops), the session's
+// Close within a grace (CloseWithin) and the dashboard's redraws at most
+// one a gap (ForwardSamples).
+package lifecycle
 
 import (
 	"fmt"
@@ -8,19 +12,19 @@ import (
 	"github.com/offtop/offtop/internal/crash"
 )
 
-// stopGrace is how long a stopping run (q, the end of --duration, the
+// Grace is how long a stopping run (q, the end of --duration, the
 // first SIGINT or SIGTERM) waits for the session to close before it exits
 // without it: with the summary of the samples so far (headless), the
 // terminal restored (TUI). Close itself takes milliseconds when the
 // scenario gives up its work on Stop (login, crash and stall cut theirs
 // short); the grace is the guarantee that a stop ends the run within 2s
 // whatever a scenario is doing.
-const stopGrace = 1500 * time.Millisecond
+const Grace = 1500 * time.Millisecond
 
-// closeSession closes s, waiting at most grace or until crashed closes
+// CloseWithin closes s, waiting at most grace or until crashed closes
 // (nil: never), and reports whether Close finished. A Close that does not
 // finish goes on in the background until the process exits.
-func closeSession(s interface{ Close() }, grace time.Duration, crashed <-chan struct{}) (closed bool) {
+func CloseWithin(s interface{ Close() }, grace time.Duration, crashed <-chan struct{}) (closed bool) {
 	done := make(chan struct{})
 	crash.Go(func() {
 		s.Close()
@@ -38,8 +42,8 @@ func closeSession(s interface{ Close() }, grace time.Duration, crashed <-chan st
 	}
 }
 
-// sayNotClosed is the line a run prints when its session did not close
+// SayNotClosed is the line a run prints when its session did not close
 // within the grace.
-func sayNotClosed(w io.Writer, scenario string, grace time.Duration) {
+func SayNotClosed(w io.Writer, scenario string, grace time.Duration) {
 	fmt.Fprintf(w, "offtop: the %s scenario did not stop within %v; exiting without waiting for it\n", scenario, grace)
 }

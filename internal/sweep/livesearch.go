@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/session"
-	"github.com/offtop/offtop/internal/sweep"
 )
 
 // liveSearch is the a key on an attached program under --load: the
-// search sweep --attach does (sweep.Run over an Attached, its load the
+// search sweep --attach does (Run over an Attached, its load the
 // running one), at the sizes and for the hold the agent's own search
 // would use (session.SearchSizes, one window each), SearchMinPasses
 // passes interleaved, picking by the featured target's client p99. Its
@@ -87,7 +86,7 @@ func (l *liveSearch) start(s *loadSource) {
 	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
 	l.mu.Unlock()
 	holds := 0
-	att := &sweep.Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
+	att := &Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
 		OnHold: func(n int, d time.Duration) {
 			l.mu.Lock()
 			defer l.mu.Unlock()
@@ -95,10 +94,10 @@ func (l *liveSearch) start(s *loadSource) {
 			l.holdEnd = time.Now().Add(d)
 			holds++
 		}}
-	c := sweep.Config{Attach: att, Workers: sizes, Duration: hold, Repeat: session.SearchMinPasses}
+	c := Config{Attach: att, Workers: sizes, Duration: hold, Repeat: session.SearchMinPasses}
 	crash.Go(func() {
 		defer close(done)
-		res, err := sweep.Run(ctx, c, io.Discard)
+		res, err := Run(ctx, c, io.Discard)
 		l.finish(s, res, err, ctx.Err() != nil)
 		l.mu.Lock()
 		l.cancel = nil
@@ -108,7 +107,7 @@ func (l *liveSearch) start(s *loadSource) {
 
 // finish files the search's result and sets the pool to its pick (the
 // sweep set it back to its size before already).
-func (l *liveSearch) finish(s *loadSource, res sweep.Result, err error, canceled bool) {
+func (l *liveSearch) finish(s *loadSource, res Result, err error, canceled bool) {
 	l.mu.Lock()
 	st := &l.st
 	st.Running, st.Left, st.Step = false, 0, len(st.Sizes)

@@ -1,0 +1,103 @@
+package sweep
+
+import (
+	"sync"
+
+	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/load"
+	"github.com/offtop/offtop/internal/session"
+)
+
+// NewLoadSource is c with l's figures in every Snapshot (LoadClient; none
+// when l is nil) and route as the featured one (Link.Route); the a key
+// under l runs a live search here. Its Close stops the search (the pool
+// set back), l, then c.
+func NewLoadSource(c session.Source, l *load.Load, route string) session.Source {
+	s := &loadSource{Source: c, load: l, route: route, out: make(chan session.Snapshot, cap(c.Samples())), workers: -1}
+	crash.Go(func() {
+		defer close(s.out)
+		for snap := range c.Samples() {
+			s.out <- s.fill(snap)
+		}
+	})
+	return s
+}
+
+// loadSource is a Source with a load's figures added to each Snapshot
+// (none when load is nil) and the featured route.
+type loadSource struct {
+	session.Source
+	load  *load.Load
+	route string
+	out   chan session.Snapshot
+
+	mu      sync.Mutex // guards workers
+	workers int        // the pool size the load files under; -1 before one
+
+	search liveSearch // the a key under the load
+}
+
+// Post is the Source's, but for the a key under a load: the search
+// runs here (liveSearch), and any key while it runs stops it (the pool
+// set back first), as the agent's own search does.
+func (s *loadSource) Post(a session.Action) <-chan error {
+	if s.load == nil {
+		return s.Source.Post(a)
+	}
+	res := make(chan error, 1)
+	switch {
+	case a.Kind == session.AutoSize:
+		crash.Go(func() { s.search.start(s); res <- nil })
+	case s.search.running():
+		crash.Go(func() {
+			s.search.stop()
+			if a.Kind == session.CancelAutoSize {
+				res <- nil
+				return
+			}
+			res <- <-s.Source.Post(a)
+		})
+	default:
+		return s.Source.Post(a)
+	}
+	return res
+}
+
+func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
+	snap.Route = s.route
+	if s.load == nil {
+		return snap
+	}
+	if snap.Disconnected.IsZero() {
+		s.mu.Lock()
+		if snap.Workers != s.workers {
+			s.workers = snap.Workers
+			s.load.SetSize(snap.Workers) // from when this client saw it: up to an interval late
+		}
+		s.mu.Unlock()
+	}
+	if st, ok := s.search.state(); ok {
+		snap.Search = st
+	}
+	snap.LoadClient = s.load.Figures(snap.Endpoints)
+	for i := range snap.LoadClient.Targets {
+		t := &snap.LoadClient.Targets[i]
+		t.BySize = s.load.BySize(t.Target)
+	}
+	return snap
+}
+
+// Samples is the Source's samples, each with the load's figures.
+func (s *loadSource) Samples() <-chan session.Snapshot { return s.out }
+
+// Snapshot is the Source's newest sample with the load's figures.
+func (s *loadSource) Snapshot() session.Snapshot { return s.fill(s.Source.Snapshot()) }
+
+// Close stops the search (the pool set back), the load, then the Source.
+func (s *loadSource) Close() {
+	if s.load != nil {
+		s.search.stop()
+		s.load.Stop()
+	}
+	s.Source.Close()
+}
