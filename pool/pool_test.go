@@ -1182,8 +1182,11 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c := clocked(); c != shortStreak {
-		t.Errorf("%d of %d trivial runs clocked, want the first %d", c, n, shortStreak)
+	// The first shortStreak are clocked; a run the machine stretched past
+	// shortRun clocks the next shortStreak again, so a busy machine may
+	// clock more, but most go unclocked.
+	if c := clocked(); c < shortStreak || c > n/2 {
+		t.Errorf("%d of %d trivial runs clocked, want the first %d and few others", c, n, shortStreak)
 	}
 	// block runs a task that waits until the worker has been busy 20ms
 	// on it, and returns the worker's Busy and OnCPU added meanwhile.
