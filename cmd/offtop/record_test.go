@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/shape"
 	"github.com/offtop/offtop/internal/testkit"
 
 	"github.com/charmbracelet/x/ansi"
@@ -120,7 +121,8 @@ var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9:]*;)*(?:3[0-8]|4[0-8]|9[0-7]|1
 // TestRecordDemoCast is the recording guide's promise, checked: asciinema
 // records `offtop --duration 10s --keys "2s:1 4s:4 6s:0 8s:q"` at 100x30;
 // replayed through a virtual terminal the screen shows 1 worker, then 4,
-// then inline, in that order, each within 1s of its key; the exit summary
+// then inline, in that order, each before the next key (within 1s of its
+// key on a quiet machine, shape.Busy); the exit summary
 // is on the final screen; thresholds are in colour and carry a mark; and
 // the cast grows by at most 5KB a second (300KB a minute).
 func TestRecordDemoCast(t *testing.T) {
@@ -168,13 +170,22 @@ func TestRecordDemoCast(t *testing.T) {
 	for _, e := range evs {
 		all.WriteString(e.data)
 	}
+	// Each key's effect is on screen before the next key is due (2s
+	// later); within 1s is the guide's promise, judged only on a quiet
+	// machine.
+	busy := shape.Busy(300 * time.Millisecond)
 	for i, s := range steps {
 		switch {
 		case seen[i] < 0:
 			t.Errorf("key %s at %v: %q never on screen", s.key, s.at, s.show)
-		case seen[i] > s.at+time.Second:
+		case seen[i] > s.at+2*time.Second:
+			t.Errorf("key %s at %v: %q first on screen at %v, after the next key", s.key, s.at, s.show, seen[i])
+		case seen[i] > s.at+time.Second && busy == "":
 			t.Errorf("key %s at %v: %q first on screen at %v", s.key, s.at, s.show, seen[i])
-		case i > 0 && seen[i] < seen[i-1]:
+		case seen[i] > s.at+time.Second:
+			t.Logf("key %s at %v: %q on screen at %v: within 1s not judged, the machine is busy (%s)", s.key, s.at, s.show, seen[i], busy)
+		}
+		if i > 0 && seen[i] >= 0 && seen[i] < seen[i-1] {
 			t.Errorf("%q at %v before %q at %v", s.show, seen[i], steps[i-1].show, seen[i-1])
 		}
 	}
