@@ -162,6 +162,25 @@ test('an Express route pattern is the route: baseUrl and route.path as the route
   assert.equal(Object.keys(r).length, 2);
 });
 
+test("a route is named under the mount it matched in, though the request leaves the router (next(err) restores req.baseUrl) before the finish", async (t) => {
+  const { table } = withClock(t);
+  // What Express's router does to a request whose handler throws: baseUrl
+  // set at the mount, req.route set, then baseUrl restored as the error
+  // leaves the router, req.route left; the app's error handler answers.
+  const base = await listen(t, (req, res) => {
+    req.baseUrl = '/api';
+    req.url = '/boom';
+    req.route = { path: '/boom', stack: [], methods: { get: true } };
+    setImmediate(() => {
+      req.baseUrl = '';
+      res.statusCode = 500;
+      res.end('boom');
+    });
+  });
+  await get(`${base}/api/boom`);
+  assert.deepEqual(Object.keys(byRoute(table.read())), ['/api/boom']);
+});
+
 test('a long path is cut to 128 bytes at a character start', () => {
   const long = '/' + 'é'.repeat(100);
   const c = routes.cut(long);
@@ -234,11 +253,16 @@ test('Express: a route is its pattern, a mounted router prefixed by its mount; i
   api.get('/users/:id', (req, res) => setImmediate(() => res.send(req.params.id)));
   app.use('/api', api);
   app.get('/ping', (req, res) => res.send('pong'));
+  api.get('/boom', () => {
+    throw new Error('boom');
+  });
   app.use((req, res, next) => next()); // a middleware without a route
+  app.use((err, req, res, next) => res.status(500).send('failed')); // eslint-disable-line no-unused-vars
   const base = await listen(t, app);
-  for (const p of ['/api/users/1', '/api/users/2?x=1', '/ping', '/ping', '/api/nothing', '/nope']) await get(base + p);
+  for (const p of ['/api/users/1', '/api/users/2?x=1', '/ping', '/ping', '/api/nothing', '/nope', '/api/boom']) await get(base + p);
   const r = byRoute(table.read());
-  assert.deepEqual(Object.keys(r).sort(), ['/api/users/:id', '/ping', 'unmatched']);
+  assert.deepEqual(Object.keys(r).sort(), ['/api/boom', '/api/users/:id', '/ping', 'unmatched']);
+  assert.equal(r['/api/boom'].status['5xx'], 1, 'a thrown handler under its mount');
   assert.equal(r['/api/users/:id'].count, 2);
   assert.equal(r['/ping'].count, 2);
   assert.equal(r.unmatched.status['4xx'], 2);
