@@ -116,10 +116,28 @@ function hook() {
   for (const proto of [http.Server.prototype, https.Server.prototype]) {
     const emit = proto.emit;
     proto.emit = function emit2(event, req, res) {
-      if (event !== 'request' || handler === null || this[OWN]) return emit.apply(this, arguments);
+      if ((event !== 'request' && event !== 'upgrade') || handler === null || this[OWN]) return emit.apply(this, arguments);
+      if (event === 'upgrade') return upgrade(this, emit, arguments, req);
       return handler(this, emit, arguments, req, res);
     };
   }
+}
+
+// upgrade passes an 'upgrade' event (a connection the program takes
+// over: a WebSocket) to the program's listeners and, when one took it,
+// records it as a 101 under its path (1xx, as the Go agent counts a
+// hijacked connection), its latency the listeners' own run. The agent's
+// paths pass unrecorded.
+function upgrade(server, emit, args, req) {
+  const o = active;
+  const url = typeof req.url === 'string' ? req.url : '';
+  const q = url.indexOf('?');
+  const path = q >= 0 ? url.slice(0, q) : url;
+  if (o === null || path.startsWith(o.prefix)) return emit.apply(server, args);
+  const start = o.routes.now();
+  const took = emit.apply(server, args);
+  if (took) o.routes.record(routeOf(req, path, 101), 101, start, o.routes.now());
+  return took;
 }
 
 // serve hooks the servers and sends each request to o: o.routes (a

@@ -181,6 +181,28 @@ test("a route is named under the mount it matched in, though the request leaves 
   assert.deepEqual(Object.keys(byRoute(table.read())), ['/api/boom']);
 });
 
+test('an upgraded connection counts once as 1xx under its path, as the Go agent counts a hijacked one', async (t) => {
+  const { table } = withClock(t);
+  const net = require('node:net');
+  const srv = http.createServer((req, res) => res.end('app\n'));
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r).closeAllConnections()));
+  const upgradeOn = (port) =>
+    new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => c.write('GET /ws?x=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n'));
+      c.once('data', (d) => (c.destroy(), resolve(String(d))));
+      c.once('close', () => resolve(''));
+    });
+  srv.on('upgrade', (req, sock) => {
+    sock.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
+  });
+  assert.match(await upgradeOn(srv.address().port), /^HTTP\/1.1 101/);
+  const r = byRoute(table.read());
+  assert.deepEqual(Object.keys(r), ['/ws']);
+  assert.equal(r['/ws'].count, 1);
+  assert.equal(r['/ws'].status['1xx'], 1);
+});
+
 test('a long path is cut to 128 bytes at a character start', () => {
   const long = '/' + 'é'.repeat(100);
   const c = routes.cut(long);
