@@ -46,7 +46,7 @@ const attachKeysUsage = "keys: + - up down 0-9 (pool size) a (auto: try sizes, p
 // --keys, --load and --route, and the fleet's flags.
 func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec, route *string, fo *fleetOptions) {
 	fs = cliflag.New("offtop attach")
-	token = fs.String("token", "", "`T` the agent's control token (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
+	token = fs.String("token", "", "`T` the agent's control token, with one ADDR (default: the agent's token file on this machine, read only when the agent is checked to be that process)")
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
 	loadSpec = fs.String("load", "", loadUsage)

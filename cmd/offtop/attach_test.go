@@ -49,6 +49,30 @@ func TestLinkNotesSayAnotherProgram(t *testing.T) {
 	}
 }
 
+// TestHeadlessFleetNotesNoSummary: a fleet prints no summary, so the
+// note of a program replaced on an address says its rows are in its own
+// lines, not "in the summary"; one attach with its summary says so still.
+func TestHeadlessFleetNotesNoSummary(t *testing.T) {
+	addr := "127.0.0.1:7070"
+	for _, c := range []struct {
+		o    options
+		want string
+	}{
+		{options{noSummary: true, attach: &attachOptions{fleet: &fleetOptions{}}}, "pid 41's are in its own lines before\n"},
+		{options{noSummary: true, attach: &attachOptions{}}, "pid 41's are in its own lines before\n"},
+		{options{attach: &attachOptions{}}, "pid 41's are in the summary\n"},
+	} {
+		var out, stderr strings.Builder
+		h := newHeadless(&runner{o: c.o}, &out, &stderr)
+		h.sampled(session.Snapshot{Link: session.Link{Remote: addr, PID: 41}})
+		h.sampled(session.Snapshot{Link: session.Link{Remote: addr, PID: 41, Disconnected: time.Now()}})
+		h.sampled(session.Snapshot{Link: session.Link{Remote: addr, PID: 42, Earlier: []session.EarlierProgram{{PID: 41}}}})
+		if !strings.HasSuffix(stderr.String(), "another program, pid 42 (was pid 41); the sizes rows from here are its own, "+c.want) {
+			t.Errorf("fleet %v, no summary %v: notes:\n%s\nwant the last ending %q", c.o.attach.fleet != nil, c.o.noSummary, stderr.String(), c.want)
+		}
+	}
+}
+
 func TestParseAttach(t *testing.T) {
 	o, tok, err := parseAttach([]string{"--headless", "127.0.0.1:7070", "--token", "abc", "--keys", "3s:4"})
 	if err != nil || o.attach.addr != "127.0.0.1:7070" || tok != "abc" || !o.headless || len(o.keys) != 1 {

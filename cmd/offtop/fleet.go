@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,6 +30,12 @@ type fleetOptions struct {
 
 // maxFleet bounds the processes of one fleet.
 const maxFleet = 256
+
+// Bounds on a --from file: its size, and one line's (its newline counted).
+const (
+	maxFromBytes = 1 << 20
+	maxFromLine  = 64 << 10
+)
 
 // fleetFlags defines the fleet's flags into fs.
 func fleetFlags(fs *cliflag.Set) *fleetOptions {
@@ -53,8 +61,14 @@ func (fo *fleetOptions) addrs(first string, rest []string) ([]string, error) {
 		return nil, usagef("attach: --from: %v", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
-	for n := 1; sc.Scan(); n++ {
+	sc := bufio.NewScanner(io.LimitReader(f, maxFromBytes+1))
+	sc.Buffer(nil, maxFromLine)
+	read := 0
+	n := 1
+	for ; sc.Scan(); n++ {
+		if read += len(sc.Bytes()) + 1; read > maxFromBytes {
+			return nil, usagef("attach: --from: %s is over %d MiB", *fo.from, maxFromBytes>>20)
+		}
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		line = strings.TrimSpace(line)
 		switch {
@@ -65,7 +79,10 @@ func (fo *fleetOptions) addrs(first string, rest []string) ([]string, error) {
 			out = append(out, line)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, usagef("attach: --from: %s line %d is over %d KiB", *fo.from, n, maxFromLine>>10)
+	case err != nil:
 		return nil, usagef("attach: --from: %s: %v", *fo.from, err)
 	}
 	if len(out) == 0 {
@@ -91,16 +108,41 @@ func (fo *fleetOptions) check(addrs []string, o options, seen map[string]bool) e
 		return usagef("attach: %d addresses, at most %d", len(addrs), maxFleet)
 	case o.headless && scriptControls(o.keys):
 		return usagef("attach: --keys: an action with --headless and more than one ADDR: no process is selected there")
+	case seen["token"]:
+		return usagef("attach: --token is one process's token (each agent makes its own): give it with one ADDR; a fleet reads each process's token file")
 	}
 	at := map[string]int{}
 	for i, a := range addrs {
-		if j, ok := at[a]; ok {
-			return usagef("attach: %s given twice (ADDR %d and %d)", quote(a), j+1, i+1)
+		k := agentKey(a)
+		if j, ok := at[k]; ok {
+			if addrs[j] == a {
+				return usagef("attach: %s given twice (ADDR %d and %d)", quote(a), j+1, i+1)
+			}
+			return usagef("attach: %s and %s are one agent (ADDR %d and %d)", quote(addrs[j]), quote(a), j+1, i+1)
 		}
-		at[a] = i
+		at[k] = i
 	}
 	fo.list, fo.sort = addrs, k
 	return nil
+}
+
+// agentKey is the agent addr names, the same for every way of writing
+// it: scheme, host in lower case, port as a number (80 or 443 when a URL
+// leaves it out), the agent's path. addr is one BaseURL takes.
+func agentKey(addr string) string {
+	u, err := remote.BaseURL(addr)
+	if err != nil {
+		return addr
+	}
+	port := u.Port()
+	if n, err := strconv.Atoi(port); err == nil {
+		port = strconv.Itoa(n)
+	} else if u.Scheme == "https" {
+		port = "443"
+	} else {
+		port = "80"
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port) + u.EscapedPath()
 }
 
 // runFleet is `offtop attach` with more than one ADDR: every agent dialled

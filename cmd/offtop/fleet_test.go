@@ -43,6 +43,11 @@ func TestParseFleetRefusals(t *testing.T) {
 	empty, spaced := filepath.Join(dir, "empty"), filepath.Join(dir, "spaced")
 	os.WriteFile(empty, []byte("# none\n"), 0o600)
 	os.WriteFile(spaced, []byte("a:1 b:2\n"), 0o600)
+	// over, 1 MiB of comments then an address: the bound falls inside the
+	// address, which must not be read cut short (a:7 for a:7070).
+	over, long := filepath.Join(dir, "over"), filepath.Join(dir, "long")
+	os.WriteFile(over, []byte(strings.Repeat("# "+strings.Repeat("c", 61)+"\n", 1<<20/64-1)+strings.Repeat("#", 60)+"\na:7070\n"), 0o600)
+	os.WriteFile(long, []byte("a:1\n"+strings.Repeat("#", 70<<10)+"\nb:2\n"), 0o600)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -55,6 +60,11 @@ func TestParseFleetRefusals(t *testing.T) {
 		{[]string{"--from", filepath.Join(dir, "none")}, "--from: open"},
 		{[]string{"--from", empty}, "has no address"},
 		{[]string{"--from", spaced}, "line 1: one address a line"},
+		{[]string{"--from", over, "b:2"}, "is over 1 MiB"},
+		{[]string{"--from", long}, "line 2 is over 64 KiB"},
+		{[]string{"127.0.0.1:7070", "http://127.0.0.1:07070/debug/offtop"}, `"127.0.0.1:7070" and "http://127.0.0.1:07070/debug/offtop" are one agent (ADDR 1 and 2)`},
+		{[]string{"Host:80", "http://host/"}, "are one agent (ADDR 1 and 2)"},
+		{[]string{"a:1", "b:2", "--token", "t"}, "--token is one process's token"},
 	} {
 		_, _, err := parseAttach(c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

@@ -44,7 +44,7 @@ type linkNotes = remote.Notes
 
 func newHeadless(r *runner, w, stderr io.Writer) *headless {
 	r.hup = jobctl.WatchTerminal(os.Stdin, w, stderr)
-	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr},
+	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr, NoSummary: r.o.noSummary},
 		failed: make(chan struct{}), stop: make(chan struct{})}
 	h.enc = json.NewEncoder(h.bw)
 	if r.o.attach != nil && r.o.attach.fleet != nil {
@@ -124,7 +124,7 @@ func (h *headless) notes(addr string) *linkNotes {
 	}
 	l := h.links[addr]
 	if l == nil {
-		l = &linkNotes{W: h.stderr}
+		l = &linkNotes{W: h.stderr, NoSummary: h.r.o.noSummary}
 		h.links[addr] = l
 	}
 	return l

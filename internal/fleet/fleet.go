@@ -43,9 +43,7 @@ func New(addrs []string, members []session.Source) *Fleet {
 			defer f.wg.Done()
 			for s := range m.Samples() {
 				s.Remote = f.addrs[i]
-				select {
-				case f.samples <- s:
-				case <-f.closed: // no one reads any more: the rest dropped
+				if !f.push(s) { // no one reads any more: the rest dropped
 					return
 				}
 			}
@@ -56,6 +54,28 @@ func New(addrs []string, members []session.Source) *Fleet {
 		close(f.samples)
 	}()
 	return f
+}
+
+// push hands s to Samples, dropping the oldest there when it is full (a
+// reader far behind), so a member's own buffer never fills and Samples
+// holds at most 64 samples a member; false once Close has finished.
+func (f *Fleet) push(s session.Snapshot) bool {
+	for {
+		select {
+		case <-f.closed: // first: a reader draining after Close makes room
+			return false
+		default:
+		}
+		select {
+		case f.samples <- s:
+			return true
+		default:
+		}
+		select {
+		case <-f.samples:
+		default:
+		}
+	}
 }
 
 // Len is the number of members.
@@ -69,8 +89,8 @@ func (f *Fleet) Member(i int) session.Source { return f.members[i] }
 
 // Samples gets every member's samples, each with its Remote the member's
 // address as given, in the order each member sent them (no order across
-// members); closed once every member has closed. One reader must drain
-// it, or the members' readers wait.
+// members); closed once every member has closed. A reader far behind
+// loses the oldest: it holds 64 samples a member.
 func (f *Fleet) Samples() <-chan session.Snapshot { return f.samples }
 
 // Post sends a to member i only; see session.Source.Post.

@@ -116,7 +116,45 @@ func TestFleetMergesAndCloses(t *testing.T) {
 	for range f.Samples() {
 		n++
 	}
-	if n > 128 {
-		t.Fatalf("%d samples read after Close, more than the buffer", n)
+	// The buffer's 64 a member, and one each forwarder was handing on
+	// as Close finished.
+	if n > 64*2+2 {
+		t.Fatalf("%d samples read after Close, more than the buffer and one a member", n)
+	}
+}
+
+// TestFleetStalledReaderDropsOldest: with nobody reading Samples, a
+// member's samples are still taken as it sends them (its own buffer
+// never fills: a stalled writer of lines holds 64 samples a member, not
+// every member's whole buffer), and the reader then gets the newest, in
+// the order sent.
+func TestFleetStalledReaderDropsOldest(t *testing.T) {
+	a, b := &member{ch: make(chan session.Snapshot)}, &member{ch: make(chan session.Snapshot)}
+	f := New([]string{"a:1", "b:2"}, []session.Source{a, b})
+	defer f.Close()
+	const n = 1000
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for i := range n {
+			a.ch <- session.Snapshot{Elapsed: session.Seconds(i + 1)}
+		}
+	}()
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a member's %d sends not taken with nobody reading: the fleet holds its reader up", n)
+	}
+	var got []session.Seconds
+	for s := range f.Samples() {
+		got = append(got, s.Elapsed)
+		if s.Elapsed == n {
+			break
+		}
+	}
+	// The buffer's 64 a member, and the one a's forwarder took from it
+	// last and was handing on when the reading began.
+	if most := 64*2 + 1; len(got) > most || !slices.IsSorted(got) || got[len(got)-1] != n {
+		t.Fatalf("read %d samples after the stall (want at most %d, the newest last, in order): %v", len(got), most, got)
 	}
 }

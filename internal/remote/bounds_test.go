@@ -2,6 +2,7 @@ package remote
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -213,5 +214,43 @@ func TestTricklingAgentIsBounded(t *testing.T) {
 	defer c.Close()
 	if err := controlWithin(t, c, "a control answer trickled"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `\x1b`) || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Errorf("a control answer of ESCs trickled: %q, want ErrRefused, each ESC written out", err)
+	}
+}
+
+// TestSilentControlAnswerMayStillApply: an agent that takes an action's
+// request and does not answer within controlTimeout (a process stopped
+// with SIGSTOP, that reads it when it runs again) is refused saying so:
+// no answer in time, and that it may still apply, not a bare deadline.
+func TestSilentControlAnswerMayStillApply(t *testing.T) {
+	defer func(c time.Duration) { controlTimeout = c }(controlTimeout)
+	controlTimeout = 200 * time.Millisecond
+	info := `{"agent":"offtop","schema":` + strconv.Itoa(session.SchemaVersion) + `,"pid":1,"start_ticks":1,"interval_ms":1000,"control":true}`
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch strings.TrimPrefix(r.URL.Path, agent.DefaultPath) {
+		case "":
+			w.Write([]byte(info))
+		case "stream":
+			w.Write([]byte("{\"schema\":" + strconv.Itoa(session.SchemaVersion) + "}\n"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			b, _ := io.ReadAll(r.Body)
+			got <- string(b)
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	c, err := Dial(srv.URL, Options{Token: "t0k", TokenDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = <-c.Post(session.Action{Kind: session.SetWorkers, N: 3})
+	if body := <-got; body == "" {
+		t.Fatal("the agent got no action")
+	}
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within 200ms; the agent may still apply it") {
+		t.Fatalf("%v, want ErrUnreachable saying no answer within 200ms and that it may still apply", err)
 	}
 }

@@ -121,8 +121,11 @@ func (c *Client) request(method, path string, body []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.ctl.Do(req)
 	if err != nil {
-		if errors.Is(err, ErrRefused) {
+		switch {
+		case errors.Is(err, ErrRefused):
 			return err
+		case errors.Is(err, context.DeadlineExceeded) && c.ctx.Err() == nil: // sent, perhaps: a stopped process reads it later
+			return fmt.Errorf("%w: %s: no answer within %v; the agent may still apply it", ErrUnreachable, c.base.Host, controlTimeout)
 		}
 		return c.unreachable(err)
 	}

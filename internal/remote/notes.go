@@ -12,7 +12,10 @@ import (
 // it were figures, and when the stream first has a figure out of its
 // range (written as null). One per Client, on the writer's goroutine.
 type Notes struct {
-	W          io.Writer
+	W io.Writer
+	// NoSummary: the run prints no summary, so the rows of a program
+	// replaced on the address are said to be in its own lines.
+	NoSummary  bool
 	down       bool
 	earlier    int    // programs replaced on the address, at the last live sample
 	outOfRange int64  // the newest sample's Link.OutOfRange
@@ -35,8 +38,12 @@ func (l *Notes) Skip(s session.Snapshot) bool {
 		return true
 	case l.down && len(s.Earlier) > l.earlier:
 		e := s.Earlier[len(s.Earlier)-1]
-		fmt.Fprintf(l.W, "offtop: reconnected to %s: another program, pid %d (was pid %d); the sizes rows from here are its own, pid %d's are in the summary\n",
-			s.Remote, s.PID, e.PID, e.PID)
+		where := "in the summary"
+		if l.NoSummary {
+			where = "in its own lines before"
+		}
+		fmt.Fprintf(l.W, "offtop: reconnected to %s: another program, pid %d (was pid %d); the sizes rows from here are its own, pid %d's are %s\n",
+			s.Remote, s.PID, e.PID, e.PID, where)
 		l.down = false
 	case l.down:
 		fmt.Fprintf(l.W, "offtop: reconnected to %s\n", s.Remote)

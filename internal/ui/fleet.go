@@ -236,7 +236,11 @@ func (m FleetModel) View() (v tea.View) {
 	defer crash.Recover()
 	if m.open {
 		d := m.dash[m.sel]
-		v.SetContent(d.content() + "\n" + fit(fleetLine(m.rows, m.sel, d.width), d.width))
+		body := d.content()
+		if d.width < MinWidth || d.height < MinHeight { // the terminal's size, the fleet's line counted
+			body = cut(fmt.Sprintf("offtop needs %dx%d (now %dx%d)", MinWidth, MinHeight+1, m.width, m.height), max(m.width, 0))
+		}
+		v.SetContent(body + "\n" + fit(fleetLine(m.rows, m.sel, d.width), d.width))
 		return v
 	}
 	v.SetContent(trimBlanks(fleetScreen(m.sorted(), m.sel, m.sort, m.errLine, m.width, m.height)))

@@ -155,3 +155,22 @@ func TestFleetStateFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetOpenDashboardTooSmall: an open dashboard shares the terminal
+// with the fleet's line, so on a terminal one line short of its need it
+// names the terminal's size and what the terminal needs, not the size
+// left to the dashboard.
+func TestFleetOpenDashboardTooSmall(t *testing.T) {
+	m := NewFleet(newFakeFleet(3), fleet.ByGiven)
+	m = fleetRun(m, tea.WindowSizeMsg{Width: MinWidth, Height: MinHeight})
+	m = fleetRun(m, m.Init()())
+	m = fleetKeys(m, "enter")
+	want := fmt.Sprintf("offtop needs %dx%d (now %dx%d)", MinWidth, MinHeight+1, MinWidth, MinHeight)
+	if out := ansi.Strip(m.View().Content); !strings.HasPrefix(out, want+"\n") || !strings.Contains(out, "esc back to the fleet") {
+		t.Fatalf("open at %dx%d:\n%s\nwant it to start with %q", MinWidth, MinHeight, out, want)
+	}
+	m = fleetRun(m, tea.WindowSizeMsg{Width: MinWidth, Height: MinHeight + 1})
+	if out := ansi.Strip(m.View().Content); strings.Contains(out, "offtop needs") {
+		t.Fatalf("open at %dx%d:\n%s", MinWidth, MinHeight+1, out)
+	}
+}

@@ -87,12 +87,13 @@ function cut(label) {
 }
 
 // routeOf is a finished request's route: the Express route pattern
-// (req.baseUrl + req.route.path) when the router matched one, else
-// UNMATCHED for a 404 or 405, else path (the URL without its query, as
-// it arrived), cut to MAX_ROUTE_BYTES.
-function routeOf(req, path, code) {
+// (base + req.route.path, base req.baseUrl when not given) when the
+// router matched one, else UNMATCHED for a 404 or 405, else path (the URL
+// without its query, as it arrived), cut to MAX_ROUTE_BYTES.
+function routeOf(req, path, code, base) {
   const r = req.route;
-  if (r && typeof r.path === 'string') return cut((typeof req.baseUrl === 'string' ? req.baseUrl : '') + r.path);
+  if (typeof base !== 'string') base = typeof req.baseUrl === 'string' ? req.baseUrl : '';
+  if (r && typeof r.path === 'string') return cut(base + r.path);
   if (code === 404 || code === 405) return UNMATCHED;
   return cut(path);
 }
@@ -115,10 +116,28 @@ function hook() {
   for (const proto of [http.Server.prototype, https.Server.prototype]) {
     const emit = proto.emit;
     proto.emit = function emit2(event, req, res) {
-      if (event !== 'request' || handler === null || this[OWN]) return emit.apply(this, arguments);
+      if ((event !== 'request' && event !== 'upgrade') || handler === null || this[OWN]) return emit.apply(this, arguments);
+      if (event === 'upgrade') return upgrade(this, emit, arguments, req);
       return handler(this, emit, arguments, req, res);
     };
   }
+}
+
+// upgrade passes an 'upgrade' event (a connection the program takes
+// over: a WebSocket) to the program's listeners and, when one took it,
+// records it as a 101 under its path (1xx, as the Go agent counts a
+// hijacked connection), its latency the listeners' own run. The agent's
+// paths pass unrecorded.
+function upgrade(server, emit, args, req) {
+  const o = active;
+  const url = typeof req.url === 'string' ? req.url : '';
+  const q = url.indexOf('?');
+  const path = q >= 0 ? url.slice(0, q) : url;
+  if (o === null || path.startsWith(o.prefix)) return emit.apply(server, args);
+  const start = o.routes.now();
+  const took = emit.apply(server, args);
+  if (took) o.routes.record(routeOf(req, path, 101), 101, start, o.routes.now());
+  return took;
 }
 
 // serve hooks the servers and sends each request to o: o.routes (a
@@ -142,16 +161,43 @@ function serve(o) {
       return true;
     }
     const start = routes.now();
+    const base = mountOf(req);
     let done = false;
     const end = () => {
       if (done) return;
       done = true;
-      routes.record(routeOf(req, path, res.statusCode), res.statusCode, start, routes.now());
+      routes.record(routeOf(req, path, res.statusCode, base()), res.statusCode, start, routes.now());
     };
     res.once('finish', end);
     res.once('close', end); // a connection that ended before the response did
     return emit.apply(server, args);
   };
+}
+
+// mountOf makes req.route an accessor that keeps req.baseUrl as it was
+// when the route was set (the router's mount: Express restores baseUrl
+// when a request leaves a router by next(err), a thrown handler's path,
+// and leaves req.route as it was); it returns a function giving that
+// mount, undefined when req.route was never set or could not be watched.
+function mountOf(req) {
+  let route;
+  let base;
+  try {
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        return route;
+      },
+      set(v) {
+        route = v;
+        base = typeof this.baseUrl === 'string' ? this.baseUrl : '';
+      },
+    });
+  } catch {
+    return () => undefined;
+  }
+  return () => base;
 }
 
 // serving is the o of the last serve (null: none).

@@ -162,6 +162,47 @@ test('an Express route pattern is the route: baseUrl and route.path as the route
   assert.equal(Object.keys(r).length, 2);
 });
 
+test("a route is named under the mount it matched in, though the request leaves the router (next(err) restores req.baseUrl) before the finish", async (t) => {
+  const { table } = withClock(t);
+  // What Express's router does to a request whose handler throws: baseUrl
+  // set at the mount, req.route set, then baseUrl restored as the error
+  // leaves the router, req.route left; the app's error handler answers.
+  const base = await listen(t, (req, res) => {
+    req.baseUrl = '/api';
+    req.url = '/boom';
+    req.route = { path: '/boom', stack: [], methods: { get: true } };
+    setImmediate(() => {
+      req.baseUrl = '';
+      res.statusCode = 500;
+      res.end('boom');
+    });
+  });
+  await get(`${base}/api/boom`);
+  assert.deepEqual(Object.keys(byRoute(table.read())), ['/api/boom']);
+});
+
+test('an upgraded connection counts once as 1xx under its path, as the Go agent counts a hijacked one', async (t) => {
+  const { table } = withClock(t);
+  const net = require('node:net');
+  const srv = http.createServer((req, res) => res.end('app\n'));
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r).closeAllConnections()));
+  const upgradeOn = (port) =>
+    new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => c.write('GET /ws?x=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n'));
+      c.once('data', (d) => (c.destroy(), resolve(String(d))));
+      c.once('close', () => resolve(''));
+    });
+  srv.on('upgrade', (req, sock) => {
+    sock.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
+  });
+  assert.match(await upgradeOn(srv.address().port), /^HTTP\/1.1 101/);
+  const r = byRoute(table.read());
+  assert.deepEqual(Object.keys(r), ['/ws']);
+  assert.equal(r['/ws'].count, 1);
+  assert.equal(r['/ws'].status['1xx'], 1);
+});
+
 test('a long path is cut to 128 bytes at a character start', () => {
   const long = '/' + 'é'.repeat(100);
   const c = routes.cut(long);
@@ -234,11 +275,16 @@ test('Express: a route is its pattern, a mounted router prefixed by its mount; i
   api.get('/users/:id', (req, res) => setImmediate(() => res.send(req.params.id)));
   app.use('/api', api);
   app.get('/ping', (req, res) => res.send('pong'));
+  api.get('/boom', () => {
+    throw new Error('boom');
+  });
   app.use((req, res, next) => next()); // a middleware without a route
+  app.use((err, req, res, next) => res.status(500).send('failed')); // eslint-disable-line no-unused-vars
   const base = await listen(t, app);
-  for (const p of ['/api/users/1', '/api/users/2?x=1', '/ping', '/ping', '/api/nothing', '/nope']) await get(base + p);
+  for (const p of ['/api/users/1', '/api/users/2?x=1', '/ping', '/ping', '/api/nothing', '/nope', '/api/boom']) await get(base + p);
   const r = byRoute(table.read());
-  assert.deepEqual(Object.keys(r).sort(), ['/api/users/:id', '/ping', 'unmatched']);
+  assert.deepEqual(Object.keys(r).sort(), ['/api/boom', '/api/users/:id', '/ping', 'unmatched']);
+  assert.equal(r['/api/boom'].status['5xx'], 1, 'a thrown handler under its mount');
   assert.equal(r['/api/users/:id'].count, 2);
   assert.equal(r['/ping'].count, 2);
   assert.equal(r.unmatched.status['4xx'], 2);
