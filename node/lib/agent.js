@@ -291,6 +291,13 @@ class Agent {
     if (this.o.http) {
       this.routes = new routes.Routes(this.o.windowMs);
       this.serving = { routes: this.routes, prefix: DEFAULT_PATH, handle: (req, res) => this.handle(req, res) };
+      this.routes.arrive = () => this.sizeRow(this.workers());
+      this.routes.served = (label, row, ns) => {
+        if (!row) return;
+        let e = row.served.get(label);
+        if (!e) row.served.set(label, (e = new Exact()));
+        e.record(ns);
+      };
       routes.serve(this.serving);
     }
     this.probe.observe = (late) => {
@@ -344,7 +351,8 @@ class Agent {
   sizeRow(n) {
     let row = this.sizes.get(n);
     if (!row) {
-      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact() };
+      // served: route -> Exact, the requests that arrived at this size
+      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map() };
       this.sizes.set(n, row);
     }
     return row;
@@ -468,6 +476,7 @@ class Agent {
       sched: toJSON({ count: 0 }), // no free thread to probe from: n/a
       sched_runtime: toJSON({ count: 0 }),
       sizes: this.sizesJSON(r.workers),
+      actions: this.actions(),
       search: null,
       endpoints: this.routes ? this.routes.read() : null,
       samples_missed: this.samplesMissed,
@@ -538,8 +547,15 @@ class Agent {
           answer_ok: null,
           current: row.workers === current,
           unsettled: 0,
+          served: Object.fromEntries([...row.served].map(([route, e]) => [route, toJSON(e.summary())])),
         };
       });
+  }
+
+  // actions are the action kinds apply carries out now: a resize only
+  // with an offtop Pool to resize.
+  actions() {
+    return this.pool ? ['set_workers', 'add_workers', 'reset'] : ['reset'];
   }
 
   // apply carries out one action ({kind, n}) or throws an HTTPError 422.
