@@ -26,6 +26,10 @@ const CLIENT_BUFFER = 16; // lines a client may be behind before it is dropped
 const WRITE_TIMEOUT_MS = 5000;
 const MAX_CLIENTS = 16;
 const HISTORY_LEN = 240;
+// MAX_SERVED bounds the sizes rows' served histograms (a route at a size
+// each, about 21.5 KiB apiece: 11 MiB); a pair first seen after them is
+// not filed (its request still counts in endpoints).
+const MAX_SERVED = 512;
 const LOOK = "your program: the Loop probe is its main thread's lateness; the pool is its pool";
 
 // checkLoopback throws unless addr (host:port) names a loopback address
@@ -260,6 +264,7 @@ class Agent {
     this.history = [];
     this.sizes = new Map(); // workers -> row
     this.samplesMissed = 0;
+    this.servedHists = 0; // served histograms made, up to MAX_SERVED
     this.server = null;
     this.tokenFile = '';
     this.token = '';
@@ -295,7 +300,11 @@ class Agent {
       this.routes.served = (label, row, ns) => {
         if (!row) return;
         let e = row.served.get(label);
-        if (!e) row.served.set(label, (e = new Exact()));
+        if (!e) {
+          if (this.servedHists >= MAX_SERVED) return;
+          this.servedHists++;
+          row.served.set(label, (e = new Exact()));
+        }
         e.record(ns);
       };
       routes.serve(this.serving);
@@ -883,4 +892,4 @@ async function start(o = {}) {
   return a;
 }
 
-module.exports = { Agent, start, checkLoopback, isLoopback, libuvThreads, DEFAULT_PATH, SCHEMA };
+module.exports = { Agent, start, checkLoopback, isLoopback, libuvThreads, DEFAULT_PATH, SCHEMA, MAX_SERVED };

@@ -307,3 +307,17 @@ test('the stream lists the actions the agent takes: no resize without a pool', a
   t.after(() => pool.close());
   assert.deepEqual(a.sample(a.reading()).actions, ['set_workers', 'add_workers', 'reset']);
 });
+
+// The served histograms are bounded across rows: past MAX_SERVED a new
+// route at a size is not filed, one already filed still counts.
+test('sizes[].served holds at most MAX_SERVED histograms', (t) => {
+  const { MAX_SERVED } = require('../lib/agent');
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const rows = [0, 1, 2].map((n) => a.sizeRow(n));
+  for (let i = 0; i < MAX_SERVED + 10; i++) a.routes.served(`/r${i}`, rows[i % 3], 1e6);
+  a.routes.served('/r0', rows[0], 2e6);
+  const held = rows.reduce((n, r) => n + r.served.size, 0);
+  assert.equal(held, MAX_SERVED);
+  assert.equal(rows[0].served.get('/r0').summary().count, 2);
+});
