@@ -57,10 +57,19 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		}
 		return p
 	}
-	line := fmt.Sprintf("pick: none yet; start at %s by the CPU rule (%s); 0-9 tries a size, a searches",
-		SizeName(s.SuggestedWorkers), s.SuggestedRule)
+	var keys []string // the keys that work on s's program
+	if s.Takes(session.SetWorkers) {
+		keys = append(keys, "0-9 tries a size")
+	}
+	if s.Takes(session.AutoSize) {
+		keys = append(keys, "a searches")
+	}
+	line := fmt.Sprintf("pick: none yet; start at %s by the CPU rule (%s)", SizeName(s.SuggestedWorkers), s.SuggestedRule)
 	if s.SuggestedRule == "" {
-		line = "pick: none yet; 0-9 tries a size, a searches"
+		line = "pick: none yet"
+	}
+	if len(keys) > 0 {
+		line += "; " + strings.Join(keys, ", ")
 	}
 	return Pick{Workers: -1, From: FromCPU, Line: line}
 }

@@ -69,7 +69,11 @@ func (sm *Summary) String() string {
 	} else {
 		b.WriteString(":")
 	}
-	fmt.Fprintf(&b, " GOMAXPROCS %d, NumCPU %d", sm.last.GOMAXPROCS, sm.last.NumCPU)
+	procs := "GOMAXPROCS"
+	if sm.last.GOMAXPROCSSource == "node" { // os.availableParallelism()
+		procs = "parallelism"
+	}
+	fmt.Fprintf(&b, " %s %d, NumCPU %d", procs, sm.last.GOMAXPROCS, sm.last.NumCPU)
 	if sm.last.CPUPercent >= 0 && sm.last.CPUSeconds >= 0 { // NaN: unknown
 		fmt.Fprintf(&b, ", CPU %.2fs", sm.last.CPUSeconds)
 	}

@@ -49,9 +49,14 @@ func (d *Decoder) Reset() { d.hist.reset() }
 // Schema is what the line said; the caller refuses another version.
 func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
 	s := Snapshot{Process: Process{CPUPercent: -1, RSSBytes: -1}, Machine: Machine{OthersCPUs: -1}} // unknown unless the line says
-	if err := json.Unmarshal(line, &s); err != nil {
+	w := struct {
+		*Snapshot
+		Actions []string `json:"actions"`
+	}{Snapshot: &s}
+	if err := json.Unmarshal(line, &w); err != nil {
 		return Snapshot{}, err
 	}
+	s.Actions = w.Actions
 	cleanStrings(reflect.ValueOf(&s).Elem())
 	d.outOfRange += int64(s.clearOutOfRange())
 	s.OutOfRange = d.outOfRange

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/offtop/offtop/internal/sysinfo"
@@ -55,6 +56,16 @@ func ProgramActions(k ActionKind) bool {
 	}
 	return false
 }
+
+// Accepts reports whether an attached agent that takes acts
+// (Snapshot.Actions; nil: ProgramActions) applies an Action of kind k.
+func Accepts(acts []string, k ActionKind) bool {
+	return ProgramActions(k) && (acts == nil || slices.Contains(acts, k.String()))
+}
+
+// Takes reports whether s's program applies an Action of kind k: every
+// kind in offtop's own run; attached, those its agent takes (Accepts).
+func (s Snapshot) Takes(k ActionKind) bool { return s.Remote == "" || Accepts(s.Actions, k) }
 
 // programTarget is a Program as a session's target: the program's pool
 // and loop, no load of the session's own, and only ProgramActions.

@@ -41,6 +41,10 @@ type Snapshot struct {
 	// LoadClient is the load offtop drives against an attached program
 	// (attach --load), as its client measures it; nil (null) without one.
 	LoadClient *LoadClient `json:"load_client"`
+	// Actions are the Action kinds (ActionKind.String) an attached agent
+	// takes now, as its line's "actions" lists them (a Node.js program's
+	// agent's lines only; Decoder reads it); nil: ProgramActions.
+	Actions []string `json:"-"`
 	Sampling
 	History
 	// Headline is the scenario's headline latency (workload.HeadlineSpec)

@@ -18,8 +18,12 @@ import (
 // first +/- and 0-9 share one entry ("+/- 0-9 size"), then entries sit one
 // space apart, and only then are the last ones left out, "? help" kept at
 // the end.
-func footer(w int, v viewState, attached bool) string {
-	return footers.get(footerKey{w: w, help: v.help, attached: attached}, footerFor)
+func footer(w int, v viewState, attached bool) string { return footerTaking(w, v, attached, nil) }
+
+// footerTaking is footer attached to an agent that takes acts
+// (Snapshot.Actions; nil: ProgramActions).
+func footerTaking(w int, v viewState, attached bool, acts []string) string {
+	return footers.get(footerKey{w: w, help: v.help, attached: attached, listed: acts != nil, acts: strings.Join(acts, " ")}, footerFor)
 }
 
 // fleetFooter is the fleet screen's footer for width w.
@@ -29,6 +33,18 @@ func fleetFooter(w int) string { return footers.get(footerKey{w: w, fleet: true}
 type footerKey struct {
 	w                     int
 	help, attached, fleet bool
+	// listed: attached to an agent that lists the actions it takes, acts
+	// (space-separated).
+	listed bool
+	acts   string
+}
+
+// actions is the list of acts, nil when not listed.
+func (k footerKey) actions() []string {
+	if !k.listed {
+		return nil
+	}
+	return append([]string{}, strings.Fields(k.acts)...)
 }
 
 // footers remembers the footer per width and mode: it is the same every
@@ -43,7 +59,7 @@ func footerFor(k footerKey) string {
 	case k.help:
 		bs = DefaultKeyMap.HelpShortHelp()
 	case k.attached:
-		bs = DefaultKeyMap.AttachedShortHelp()
+		bs = DefaultKeyMap.footer(true, k.actions())
 	case k.fleet:
 		bs = DefaultKeyMap.FleetShortHelp()
 	}
@@ -102,7 +118,7 @@ func helpStyles() help.Styles {
 // map on its own line under one aligned key column, grouped, then what the
 // screen's marks and figures mean, wrapped to w.
 func helpLines(s session.Snapshot, w int) []string {
-	groups := DefaultKeyMap.FullHelp()
+	groups := DefaultKeyMap.fullHelp(s.Remote != "", s.Actions)
 	kw := 0
 	for _, g := range groups {
 		for _, b := range g {

@@ -42,8 +42,9 @@ func knobsHelp(bs []key.Binding) []key.Binding {
 
 // footer is the dashboard's footer entries in place order: the keys with
 // a footSpot, those of one place in one entry; attached, only the entries
-// whose every key an attached run takes, and the attachedOnly ones.
-func (km KeyMap) footer(attached bool) []key.Binding {
+// whose every key the agent takes (takenBy acts), and the attachedOnly
+// ones.
+func (km KeyMap) footer(attached bool, acts []string) []key.Binding {
 	type entry struct {
 		at        int
 		key, desc string
@@ -63,7 +64,7 @@ func (km KeyMap) footer(attached bool) []key.Binding {
 		}
 		e := es[i]
 		e.keys = append(e.keys, d.keys...)
-		e.drop = e.drop || attached && !d.attached() || !attached && f.attachedOnly
+		e.drop = e.drop || attached && !d.takenBy(acts) || !attached && f.attachedOnly
 	}
 	slices.SortStableFunc(es, func(a, b *entry) int { return a.at - b.at })
 	out := []key.Binding{}
@@ -121,11 +122,11 @@ func (km KeyMap) FleetShortHelp() []key.Binding {
 }
 
 // ShortHelp is the dashboard's footer, in the order shown.
-func (km KeyMap) ShortHelp() []key.Binding { return km.footer(false) }
+func (km KeyMap) ShortHelp() []key.Binding { return km.footer(false, nil) }
 
 // AttachedShortHelp is the footer attached to a program (offtop attach):
 // the entries of keys its agent takes (AttachedKey), no scenario's.
-func (km KeyMap) AttachedShortHelp() []key.Binding { return km.footer(true) }
+func (km KeyMap) AttachedShortHelp() []key.Binding { return km.footer(true, nil) }
 
 // HelpShortHelp is the footer on the ? screen: the keys that work there,
 // its own before those it shares with the dashboard (quit).
@@ -146,13 +147,17 @@ func (km KeyMap) HelpShortHelp() []key.Binding {
 // FullHelp is the ? screen: one column per group, each key on a line of
 // its own but the folded ones (knobsHelp), which stand where the first
 // of them is declared.
-func (km KeyMap) FullHelp() [][]key.Binding {
+func (km KeyMap) FullHelp() [][]key.Binding { return km.fullHelp(false, nil) }
+
+// fullHelp is FullHelp, attached only the keys the agent takes (takenBy
+// acts) and the ? screen's own.
+func (km KeyMap) fullHelp(attached bool, acts []string) [][]key.Binding {
 	out := make([][]key.Binding, groups)
 	folded := make([][]key.Binding, groups)
 	at := make([]int, groups)
 	for _, d := range km.defs {
 		g := d.group
-		if g == groupFleet {
+		if g == groupFleet || attached && !d.takenBy(acts) {
 			continue
 		}
 		if !d.fold {

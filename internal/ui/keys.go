@@ -118,7 +118,7 @@ func newKeyMap(defs []keyDef) KeyMap {
 	}
 	km := KeyMap{defs: defs}
 	for _, attached := range []bool{false, true} {
-		for _, b := range km.footer(attached) {
+		for _, b := range km.footer(attached, nil) {
 			if b.Help().Key == "" || b.Help().Desc == "" {
 				panic(fmt.Sprintf("ui: footer entry of %q has no text", b.Keys()))
 			}
@@ -137,6 +137,12 @@ func (d keyDef) binding() key.Binding {
 // (session.ProgramActions).
 func (d keyDef) attached() bool {
 	return d.use != useAction || session.ProgramActions(d.act(d.keys[0]).Kind)
+}
+
+// takenBy reports whether a program attached whose agent takes acts
+// (Snapshot.Actions; nil: ProgramActions) does something with d.
+func (d keyDef) takenBy(acts []string) bool {
+	return d.use != useAction || session.Accepts(acts, d.act(d.keys[0]).Kind)
 }
 
 // lookup is the declaration of key k on the ? screen (help) or the

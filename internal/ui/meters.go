@@ -98,6 +98,9 @@ func metersPanel(s session.Snapshot, w, rows int) []string {
 	}
 	if len(ms) == 0 && rows > 0 {
 		line := theme.Faint.Render("no workers: tasks run inline on the Loop (press 1-9 for a pool)")
+		if !s.Takes(session.SetWorkers) {
+			line = theme.Faint.Render("no workers: tasks run inline on the Loop (no pool here to resize)")
+		}
 		if s.Stuck > 0 { // no worker left: what is stuck holds the Loop
 			line = theme.Hot.Render(fmt.Sprintf("no workers; a stuck task holds the Loop: %d wait (1-9 moves them to a pool)", s.QueueDepth))
 		}

@@ -88,7 +88,7 @@ func newReadouts(s session.Snapshot, w int) readoutGrid {
 // loadTitle is the readouts' title, the scenario and its load, and the
 // load's rest wrapped under it where the title cannot hold it all. The
 // hint "[ ] to change" comes only where it fits (the footer has "[/]
-// load").
+// load") and the load takes [ and ].
 func loadTitle(s session.Snapshot, w int) (string, []string) {
 	name := s.Scenario
 	if name == "" {
@@ -100,7 +100,7 @@ func loadTitle(s session.Snapshot, w int) (string, []string) {
 	load := "load: " + s.Load
 	room := w - cellWidth(name) - 3 // "name  extra " and a rule's cell
 	switch {
-	case cellWidth(load)+2+len("[ ] to change") <= room:
+	case s.Takes(session.Load) && cellWidth(load)+2+len("[ ] to change") <= room:
 		return title(name, load+"  "+theme.Faint.Render("[ ] to change"), w), nil
 	case cellWidth(load) <= room:
 		return title(name, load, w), nil

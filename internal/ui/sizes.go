@@ -68,7 +68,7 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 			e := s.Earlier[len(s.Earlier)-1]
 			hint = theme.Faint.Render(fmt.Sprintf("  pid %d's rows (to %s) kept apart, for the summary at exit",
 				e.PID, e.Until.Format("15:04:05")))
-		case len(out) == len(lines)+1 && !running:
+		case len(out) == len(lines)+1 && !running && s.Takes(session.SetWorkers):
 			hint = theme.Faint.Render("  press 0-9 to try a size; each row is measured at its size")
 		}
 		out = append(out, hint)

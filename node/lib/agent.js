@@ -26,6 +26,10 @@ const CLIENT_BUFFER = 16; // lines a client may be behind before it is dropped
 const WRITE_TIMEOUT_MS = 5000;
 const MAX_CLIENTS = 16;
 const HISTORY_LEN = 240;
+// MAX_SERVED bounds the sizes rows' served histograms (a route at a size
+// each, about 21.5 KiB apiece: 11 MiB); a pair first seen after them is
+// not filed (its request still counts in endpoints).
+const MAX_SERVED = 512;
 const LOOK = "your program: the Loop probe is its main thread's lateness; the pool is its pool";
 
 // checkLoopback throws unless addr (host:port) names a loopback address
@@ -260,6 +264,7 @@ class Agent {
     this.history = [];
     this.sizes = new Map(); // workers -> row
     this.samplesMissed = 0;
+    this.servedHists = 0; // served histograms made, up to MAX_SERVED
     this.server = null;
     this.tokenFile = '';
     this.token = '';
@@ -291,6 +296,17 @@ class Agent {
     if (this.o.http) {
       this.routes = new routes.Routes(this.o.windowMs);
       this.serving = { routes: this.routes, prefix: DEFAULT_PATH, handle: (req, res) => this.handle(req, res) };
+      this.routes.arrive = () => this.sizeRow(this.workers());
+      this.routes.served = (label, row, ns) => {
+        if (!row) return;
+        let e = row.served.get(label);
+        if (!e) {
+          if (this.servedHists >= MAX_SERVED) return;
+          this.servedHists++;
+          row.served.set(label, (e = new Exact()));
+        }
+        e.record(ns);
+      };
       routes.serve(this.serving);
     }
     this.probe.observe = (late) => {
@@ -344,7 +360,8 @@ class Agent {
   sizeRow(n) {
     let row = this.sizes.get(n);
     if (!row) {
-      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact() };
+      // served: route -> Exact, the requests that arrived at this size
+      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map() };
       this.sizes.set(n, row);
     }
     return row;
@@ -468,6 +485,7 @@ class Agent {
       sched: toJSON({ count: 0 }), // no free thread to probe from: n/a
       sched_runtime: toJSON({ count: 0 }),
       sizes: this.sizesJSON(r.workers),
+      actions: this.actions(),
       search: null,
       endpoints: this.routes ? this.routes.read() : null,
       samples_missed: this.samplesMissed,
@@ -538,8 +556,15 @@ class Agent {
           answer_ok: null,
           current: row.workers === current,
           unsettled: 0,
+          served: Object.fromEntries([...row.served].map(([route, e]) => [route, toJSON(e.summary())])),
         };
       });
+  }
+
+  // actions are the action kinds apply carries out now: a resize only
+  // with an offtop Pool to resize.
+  actions() {
+    return this.pool ? ['set_workers', 'add_workers', 'reset'] : ['reset'];
   }
 
   // apply carries out one action ({kind, n}) or throws an HTTPError 422.
@@ -867,4 +892,4 @@ async function start(o = {}) {
   return a;
 }
 
-module.exports = { Agent, start, checkLoopback, isLoopback, libuvThreads, DEFAULT_PATH, SCHEMA };
+module.exports = { Agent, start, checkLoopback, isLoopback, libuvThreads, DEFAULT_PATH, SCHEMA, MAX_SERVED };

@@ -32,10 +32,16 @@ class Routes {
     this.startedAt = this.now();
     this.routes = new Map();
     this.named = 0;
+    // arrive() is called as a request arrives; what it returns comes back
+    // as tag to served(label, tag, ns) when the response ends (the agent
+    // files it under the size row in force at arrival). Both optional.
+    this.arrive = null;
+    this.served = null;
   }
 
   // record counts one response with status code, startMs to endMs, under
   // label (OTHER once MAX_ROUTES others are kept).
+  // It returns the label recorded under.
   record(label, code, startMs, endMs) {
     let rt = this.routes.get(label);
     if (!rt) {
@@ -47,6 +53,7 @@ class Routes {
     }
     rt.lat.record((endMs - startMs) * 1e6);
     rt.status[statusClass(code)]++;
+    return label;
   }
 
   // read is every route's figures in order of route (UTF-8 bytes, as Go
@@ -162,11 +169,14 @@ function serve(o) {
     }
     const start = routes.now();
     const base = mountOf(req);
+    const tag = routes.arrive ? routes.arrive() : undefined;
     let done = false;
     const end = () => {
       if (done) return;
       done = true;
-      routes.record(routeOf(req, path, res.statusCode, base()), res.statusCode, start, routes.now());
+      const now = routes.now();
+      const label = routes.record(routeOf(req, path, res.statusCode, base()), res.statusCode, start, now);
+      if (routes.served) routes.served(label, tag, (now - start) * 1e6);
     };
     res.once('finish', end);
     res.once('close', end); // a connection that ended before the response did

@@ -306,3 +306,64 @@ test("the agent's paths on a program server bound to every interface: 403 from a
   assert.equal((await get(`http://127.0.0.1:${port}/debug/offtop/`)).status, 200);
   assert.equal((await get(`http://${ip.address}:${port}/app`)).body, 'app\n');
 });
+
+// Each request is filed under the size row in force when it arrived
+// (sizes[].served by route, as the Go agent files them): one held across
+// a resize counts at the size it arrived at.
+test("sizes[].served: each route's requests under the size in force at arrival", async (t) => {
+  const path = require('node:path');
+  const { Pool } = require('../lib/pool');
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const pool = a.watch(new Pool({ filename: path.join(__dirname, '..', 'testdata', 'echo.js'), size: 0, watch: false }));
+  t.after(() => pool.close());
+  let release, arrived;
+  const held = new Promise((r) => (release = r));
+  const here = new Promise((r) => (arrived = r));
+  const base = await listen(t, (req, res) => {
+    if (req.url !== '/held') return res.end('app\n');
+    arrived();
+    held.then(() => res.end('late\n'));
+  });
+  await get(base + '/a');
+  await get(base + '/a');
+  const late = get(base + '/held');
+  await here;
+  pool.resize(1);
+  await get(base + '/a');
+  release();
+  await late;
+  const served = Object.fromEntries(a.sample(a.reading()).sizes.map((r) => [r.workers, r.served]));
+  assert.equal(served[0]['/a'].count, 2);
+  assert.equal(served[0]['/held'].count, 1, 'filed at the size it arrived at');
+  assert.equal(served[1]['/a'].count, 1);
+  assert.equal(served[1]['/held'], undefined);
+  assert.equal(typeof served[1]['/a'].p99_ms, 'number');
+});
+
+// The stream lists the actions the agent carries out now: a resize only
+// once it has a pool to resize.
+test('the stream lists the actions the agent takes: no resize without a pool', async (t) => {
+  const path = require('node:path');
+  const { Pool } = require('../lib/pool');
+  const a = new Agent({ intervalMs: 50, log: () => {}, http: false });
+  t.after(() => a.close());
+  assert.deepEqual(a.sample(a.reading()).actions, ['reset']);
+  const pool = a.watch(new Pool({ filename: path.join(__dirname, '..', 'testdata', 'echo.js'), size: 0, watch: false }));
+  t.after(() => pool.close());
+  assert.deepEqual(a.sample(a.reading()).actions, ['set_workers', 'add_workers', 'reset']);
+});
+
+// The served histograms are bounded across rows: past MAX_SERVED a new
+// route at a size is not filed, one already filed still counts.
+test('sizes[].served holds at most MAX_SERVED histograms', (t) => {
+  const { MAX_SERVED } = require('../lib/agent');
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const rows = [0, 1, 2].map((n) => a.sizeRow(n));
+  for (let i = 0; i < MAX_SERVED + 10; i++) a.routes.served(`/r${i}`, rows[i % 3], 1e6);
+  a.routes.served('/r0', rows[0], 2e6);
+  const held = rows.reduce((n, r) => n + r.served.size, 0);
+  assert.equal(held, MAX_SERVED);
+  assert.equal(rows[0].served.get('/r0').summary().count, 2);
+});
