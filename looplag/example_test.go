@@ -20,9 +20,17 @@ func Example() {
 	post := func(fn func()) { work <- fn }
 
 	m := looplag.Start(post, looplag.Options{Resolution: 10 * time.Millisecond})
-	time.Sleep(50 * time.Millisecond)
-	post(func() { time.Sleep(200 * time.Millisecond) }) // the loop is blocked
-	time.Sleep(300 * time.Millisecond)
+	// samples waits until the probe has taken n samples in all.
+	samples := func(n int64) {
+		for m.Stats().RawAll.Count < n {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	samples(1)
+	blocked := make(chan struct{})
+	post(func() { time.Sleep(200 * time.Millisecond); close(blocked) }) // the loop is blocked
+	<-blocked
+	samples(m.Stats().RawAll.Count + 2) // the late sample and one after
 	m.Stop()
 
 	s := m.Stats()
