@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,9 @@ import (
 // TestLiveSearchUnderLoad: a (--keys) on a program attached under
 // --load runs sweep --attach's search with the load on: the stream's
 // search shows it running, then done with a pick by the target's p99,
-// and the program's pool is left at the pick.
+// and the program's pool is left at the pick. The rows of every size it
+// measured stay in the stream's sizes, though each hold resets the
+// agent's.
 func TestLiveSearchUnderLoad(t *testing.T) {
 	p, err := pool.New(pool.Options{Size: 3})
 	if err != nil {
@@ -68,10 +71,18 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 	sc.Buffer(nil, 4<<20)
 	ran := false
 	var done *session.Search
+	var rows []int // the finished line's sizes
 	for sc.Scan() && done == nil {
-		var line struct{ Search *session.Search }
+		var line struct {
+			Search *session.Search
+			Sizes  []struct{ Workers int }
+		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatal(err)
+		}
+		rows = rows[:0]
+		for _, r := range line.Sizes {
+			rows = append(rows, r.Workers)
 		}
 		q := line.Search
 		switch {
@@ -89,6 +100,12 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 	}
 	if done.Fit.Rule != "latency" || done.MaxPasses != session.SearchMinPasses || len(done.Sizes) < 4 {
 		t.Errorf("search %+v: want the latency rule over %d passes of at least 4 sizes", done, session.SearchMinPasses)
+	}
+	for _, n := range done.Sizes {
+		if !slices.Contains(rows, n) {
+			t.Errorf("the search measured %v workers, the sizes after it have rows %v only", done.Sizes, rows)
+			break
+		}
 	}
 	want := done.Fit.Recommended
 	if done.Uncertain != "" || want < 0 {

@@ -216,6 +216,16 @@ func TestSummarySaysWhatTheServerServed(t *testing.T) {
 	if !strings.Contains(out, want) || strings.Count(out, "served at") != 1 {
 		t.Errorf("summary:\n%s\nwant the line %q", out, want)
 	}
+	// An attached program's middleware names its routes with their slash.
+	snap.Sizes[1].Served = map[string]hist.Summary{"/fib": {P99: msd(296), Count: 90}, "/ping": {P99: msd(0.954), Count: 250}}
+	sm = &summary{First: "server"}
+	sm.Add(snap)
+	sm.Finish(35 * time.Second)
+	out = ansi.Strip(sm.String())
+	want = "  served at 1 worker (server side, any client): /fib p99 296 ms of 90, /ping p99 0.954 ms of 250\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("attached summary:\n%s\nwant the line %q", out, want)
+	}
 }
 
 // TestSummaryAttachedEarlierAndIdle: attached, the rows of a program that

@@ -348,11 +348,11 @@ func Figure(v float64) string {
 }
 
 // Keep returns t with at most n rows: the current and the best first,
-// then the others in order, kept in table order; and how many were left
-// out.
-func (t Table) Keep(n int) (Table, int) {
+// then the others in order, kept in table order; and the rows left out,
+// in table order.
+func (t Table) Keep(n int) (Table, []session.SizeJSON) {
 	if n <= 0 || len(t.Rows) <= n {
-		return t, 0
+		return t, nil
 	}
 	keep := make([]bool, len(t.Rows))
 	left := n
@@ -372,13 +372,41 @@ func (t Table) Keep(n int) (Table, int) {
 		mark(i)
 	}
 	out := Table{Scenario: t.Scenario, Spec: t.Spec, Best: -1}
+	var hid []session.SizeJSON
 	for i, r := range t.Rows {
-		if keep[i] {
-			if i == t.Best {
-				out.Best = len(out.Rows)
-			}
-			out.Rows = append(out.Rows, r)
+		if !keep[i] {
+			hid = append(hid, r)
+			continue
 		}
+		if i == t.Best {
+			out.Best = len(out.Rows)
+		}
+		out.Rows = append(out.Rows, r)
 	}
-	return out, len(t.Rows) - len(out.Rows)
+	return out, hid
+}
+
+// HiddenNote says which rows Keep left out, for the panel's title: "+1
+// row hidden: 4 workers; all at exit", "+2 rows hidden: 3, 4 workers;
+// all at exit"; "" when none.
+func HiddenNote(left []session.SizeJSON) string {
+	if len(left) == 0 {
+		return ""
+	}
+	names := make([]string, len(left))
+	for i, r := range left {
+		names[i] = sizeCell(r)
+	}
+	rows := "rows"
+	if len(left) == 1 {
+		rows = "row"
+	}
+	unit := " workers"
+	if len(left) == 1 && left[0].Workers == 1 && !left[0].Priority {
+		unit = " worker"
+	}
+	if names[len(names)-1] == "inline" {
+		unit = ""
+	}
+	return fmt.Sprintf("+%d %s hidden: %s%s; all at exit", len(left), rows, strings.Join(names, ", "), unit)
 }

@@ -68,8 +68,11 @@ func TestKeepKeepsCurrentAndBest(t *testing.T) {
 		sizes = append(sizes, row(w, 2*time.Second, float64(10-w), w == 0))
 	}
 	tb, more := For(sizes, "server", 0).Keep(3)
-	if more != 5 || len(tb.Rows) != 3 || tb.Rows[0].Workers != 0 || tb.Rows[1].Workers != 1 || tb.Rows[2].Workers != 7 || tb.Best != 2 {
-		t.Errorf("kept %+v (best %d), %d more", tb.Rows, tb.Best, more)
+	if HiddenNote(more) != "+5 rows hidden: 2, 3, 4, 5, 6 workers; all at exit" {
+		t.Errorf("hidden note %q", HiddenNote(more))
+	}
+	if len(more) != 5 || len(tb.Rows) != 3 || tb.Rows[0].Workers != 0 || tb.Rows[1].Workers != 1 || tb.Rows[2].Workers != 7 || tb.Best != 2 {
+		t.Errorf("kept %+v (best %d), %d more", tb.Rows, tb.Best, len(more))
 	}
 }
 

@@ -149,7 +149,9 @@ func (sm *Summary) sizes(b *strings.Builder, rows session.SizeRows, search bool)
 // servedLines are, per size of scenario name whose server answered
 // requests, the latency it measured per endpoint from arrival to
 // response, whoever sent them: "served at 1 worker (server side, any
-// client): /fast p99 12.3 ms of 400, /ping p99 0.210 ms of 812".
+// client): /fast p99 12.3 ms of 400, /ping p99 0.210 ms of 812". An
+// endpoint is a scenario's name ("fast") or an attached program's route
+// ("/fib"); each prints with one leading slash.
 func servedLines(rows session.SizeRows, name string) []string {
 	var out []string
 	for _, r := range rows {
@@ -159,7 +161,7 @@ func servedLines(rows session.SizeRows, name string) []string {
 		var eps []string
 		for _, ep := range slices.Sorted(maps.Keys(r.Served)) {
 			if s := r.Served[ep]; s.Count > 0 {
-				eps = append(eps, fmt.Sprintf("/%s p99 %s ms of %d", ep, Figure(s.P99.Seconds()*1e3), s.Count))
+				eps = append(eps, fmt.Sprintf("/%s p99 %s ms of %d", strings.TrimPrefix(ep, "/"), Figure(s.P99.Seconds()*1e3), s.Count))
 			}
 		}
 		if len(eps) > 0 {

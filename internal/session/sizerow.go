@@ -155,7 +155,14 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 		r.Headline = headlineOf(spec, r.Probe, r.Headline)
 		out = append(out, r)
 	}
-	slices.SortStableFunc(out, func(a, b SizeRow) int {
+	SortRows(out, scens)
+	return out
+}
+
+// SortRows orders rows as a Snapshot's Sizes: by scenario in scens'
+// order, then workers, then GOMAXPROCS; stable.
+func SortRows(rows []SizeRow, scens []string) {
+	slices.SortStableFunc(rows, func(a, b SizeRow) int {
 		if c := slices.Index(scens, a.Scenario) - slices.Index(scens, b.Scenario); c != 0 {
 			return c
 		}
@@ -164,5 +171,4 @@ func (z *sizes) rowsAt(now time.Time, done int64, cpu time.Duration, cpuOK bool,
 		}
 		return a.GOMAXPROCS - b.GOMAXPROCS
 	})
-	return out
 }

@@ -33,6 +33,10 @@ type Obs struct {
 	// the mean time a task held a worker (mean busy workers over
 	// throughput), in ms.
 	ArrivalPerS, ServiceMS float64
+	// Busy says the run was held while other work took over
+	// sysinfo.BusyShare of the CPUs: the latency rule does not pick such
+	// a size while a size held clean passes.
+	Busy bool
 }
 
 // Fit is the USL fitted to a set of runs and the size picked, as it
@@ -133,10 +137,14 @@ func Recommend(rule workload.SizeRule, obs []Obs) Fit {
 	f.Points = len(pts)
 	if u, err := fit.FitUSL(pts); err != nil {
 		f.FitError = err.Error()
-		if all := FitSizes(obs); errors.Is(err, fit.ErrTooFew) && len(f.Sizes) < all {
+		all := FitSizes(obs)
+		switch {
+		case errors.Is(err, fit.ErrTooFew) && len(f.Sizes) < all:
 			f.FitError = fmt.Sprintf("%d of the %d sizes of 1 or more completed pool tasks, need %d", len(f.Sizes), all, fit.MinPoints)
+		case errors.Is(err, fit.ErrTooFew) && slices.ContainsFunc(obs, func(o Obs) bool { return o.Workers == 0 }):
+			f.FitError = fmt.Sprintf("%s: %d sizes of 1 or more workers, need %d (inline is not fitted: it runs no pool)", fit.ErrTooFew, all, fit.MinPoints)
 		}
-		f.Verdict = "no fit: " + err.Error()
+		f.Verdict = "no fit: " + f.FitError
 	} else {
 		f.usl = &u
 		f.Lambda, f.Sigma, f.Kappa, f.R2 = num(u.Lambda), num(u.Sigma), num(u.Kappa), num(u.R2)
@@ -205,14 +213,17 @@ func measuredKnee(rows []Obs) (int, bool) {
 }
 
 // latency picks the lowest headline p99 among sizes whose Loop p99 is
-// within the bound; a tie goes to fewer workers.
+// within the bound, a size held busy only while no size held clean is
+// within it; a tie goes to fewer workers.
 func (f *Fit) latency(rows []Obs) {
 	bound := workload.LoopP99BoundMS
 	f.LoopBoundMS = num(bound)
 	rule := fmt.Sprintf("lowest headline p99 with the Loop's p99 under %g ms", bound)
+	within := func(r Obs) bool { return !math.IsNaN(r.HeadlineP99MS) && r.LoopP99MS <= bound }
+	clean := slices.ContainsFunc(rows, func(r Obs) bool { return within(r) && !r.Busy })
 	best := -1
 	for i, r := range rows {
-		if math.IsNaN(r.HeadlineP99MS) || !(r.LoopP99MS <= bound) {
+		if !within(r) || clean && r.Busy {
 			continue
 		}
 		if best < 0 || r.HeadlineP99MS < rows[best].HeadlineP99MS {
@@ -295,6 +306,13 @@ func medians(obs []Obs) []Obs {
 		m.LoopP99MS = pick(func(o Obs) float64 { return o.LoopP99MS })
 		m.ArrivalPerS = pick(func(o Obs) float64 { return o.ArrivalPerS })
 		m.ServiceMS = pick(func(o Obs) float64 { return o.ServiceMS })
+		busy := 0
+		for _, o := range os {
+			if o.Busy {
+				busy++
+			}
+		}
+		m.Busy = 2*busy > len(os) // as the median runs were
 		out = append(out, m)
 	}
 	slices.SortFunc(out, func(a, b Obs) int { return cmp.Compare(a.Workers, b.Workers) })

@@ -37,6 +37,9 @@ type Attached struct {
 	// OnHold, when set, is called as each measured hold of workers
 	// begins (a live search shows it).
 	OnHold func(workers int, hold time.Duration)
+	// OnRow, when set, is called with the agent's size row as each
+	// measured hold left it (the next hold's Reset clears it there).
+	OnRow func(session.SizeRow)
 
 	// start is the program's pool size before the sweep, plus one (0:
 	// not read yet), for RestoreNow on another goroutine.
@@ -191,6 +194,9 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	}
 	if size.Workers != workers {
 		return row, last, fmt.Errorf("%w: the program's pool is at %d workers, not the %d set (another client resized it?)", session.ErrAction, size.Workers, workers)
+	}
+	if a.OnRow != nil {
+		a.OnRow(size)
 	}
 	if a.Route == "" { // the middleware's route of the target, once it has recorded one
 		for _, t := range a.Load.Figures(last.Endpoints).Targets {

@@ -19,12 +19,15 @@ import (
 // passes interleaved, picking by the featured target's client p99. Its
 // state shows as the Snapshot's Search; the pool goes to the pick, or
 // back to its size before when the search has none or is stopped (any
-// key). Each hold begins with a Reset of the agent's figures, so the
-// sizes table holds the size in force only.
+// key). Each hold begins with a Reset of the agent's figures; rows keeps
+// each size's row as its last hold left it, and withRows puts those the
+// agent no longer has back in a Snapshot, so the sizes table keeps every
+// size the search measured, as the agent's own search does.
 type liveSearch struct {
 	mu      sync.Mutex
-	st      session.Search // Scenario "": none has run
-	holdEnd time.Time      // the current hold's end, for Left
+	st      session.Search    // Scenario "": none has run
+	rows    []session.SizeRow // the search's measured rows, none current
+	holdEnd time.Time         // the current hold's end, for Left
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the search's goroutine ends
 }
@@ -84,6 +87,7 @@ func (l *liveSearch) start(s *loadSource) {
 	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, MaxPasses: session.SearchMinPasses,
 		Hold: session.Seconds(hold), OthersMaxCPUs: -1, Spread: make([][]float64, len(sizes))}
 	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
+	l.rows = nil
 	l.mu.Unlock()
 	holds := 0
 	att := &Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
@@ -93,7 +97,8 @@ func (l *liveSearch) start(s *loadSource) {
 			l.st.Step, l.st.Pass = max(slices.Index(sizes, n), 0), holds/len(sizes)
 			l.holdEnd = time.Now().Add(d)
 			holds++
-		}}
+		},
+		OnRow: l.keepRow}
 	c := Config{Attach: att, Workers: sizes, Duration: hold, Repeat: session.SearchMinPasses}
 	crash.Go(func() {
 		defer close(done)
@@ -146,4 +151,56 @@ func (l *liveSearch) finish(s *loadSource, res Result, err error, canceled bool)
 			l.mu.Unlock()
 		}
 	}
+}
+
+// keepRow files r, the agent's row of a measured hold, in place of the
+// row of its size an earlier hold left.
+func (l *liveSearch) keepRow(r session.SizeRow) {
+	r.Current = false
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := slices.IndexFunc(l.rows, func(k session.SizeRow) bool { return sameSize(k, r) })
+	if i < 0 {
+		l.rows = append(l.rows, r)
+		return
+	}
+	l.rows[i] = r
+}
+
+// forget drops the search's rows (a Reset: the agent's are gone too).
+func (l *liveSearch) forget() {
+	l.mu.Lock()
+	l.rows = nil
+	l.mu.Unlock()
+}
+
+// withRows is rows with the search's rows added that rows lacks (the
+// agent's own row of a size wins: it is the newer), in the agent's order:
+// scenarios in order of first use, sizes by workers then GOMAXPROCS.
+func (l *liveSearch) withRows(rows session.SizeRows) session.SizeRows {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.rows) == 0 {
+		return rows
+	}
+	out := slices.Clone(rows)
+	for _, k := range l.rows {
+		if !slices.ContainsFunc(out, func(r session.SizeRow) bool { return sameSize(r, k) }) {
+			out = append(out, k)
+		}
+	}
+	var scens []string
+	for _, r := range out {
+		if !slices.Contains(scens, r.Scenario) {
+			scens = append(scens, r.Scenario)
+		}
+	}
+	session.SortRows(out, scens)
+	return out
+}
+
+// sameSize reports whether a and b are rows of one size: scenario,
+// workers, GOMAXPROCS and priority alike.
+func sameSize(a, b session.SizeRow) bool {
+	return a.Scenario == b.Scenario && a.Workers == b.Workers && a.GOMAXPROCS == b.GOMAXPROCS && a.Priority == b.Priority
 }

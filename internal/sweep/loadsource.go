@@ -51,6 +51,9 @@ func (s *loadSource) Post(a session.Action) <-chan error {
 	case s.search.running():
 		crash.Go(func() {
 			s.search.stop()
+			if a.Kind == session.Reset {
+				s.search.forget()
+			}
 			if a.Kind == session.CancelAutoSize {
 				res <- nil
 				return
@@ -58,6 +61,9 @@ func (s *loadSource) Post(a session.Action) <-chan error {
 			res <- <-s.Source.Post(a)
 		})
 	default:
+		if a.Kind == session.Reset {
+			s.search.forget()
+		}
 		return s.Source.Post(a)
 	}
 	return res
@@ -78,6 +84,7 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 	}
 	if st, ok := s.search.state(); ok {
 		snap.Search = st
+		snap.Sizes = s.search.withRows(snap.Sizes)
 	}
 	snap.LoadClient = s.load.Figures(snap.Endpoints)
 	for i := range snap.LoadClient.Targets {

@@ -109,7 +109,8 @@ var flaggedKeys = map[string]string{"throughput_per_s": "tasks/s", "headline_p99
 // the runs that have it, its min and max in Spread (and in the rows lo
 // and hi the table prints), Flags naming the figures whose spread exceeds
 // sizing.MaxSpread. Counts are the medians too; the answer is ok when
-// every run's was; balanced when every run was.
+// every run's was; balanced when every run was; busy (machine_busy) when
+// more than half the runs were.
 func combine(runs []Row, extra []string) Row {
 	med := cloneRow(runs[0])
 	lo, hi := cloneRow(runs[0]), cloneRow(runs[0])
@@ -152,6 +153,13 @@ func combine(runs []Row, extra []string) Row {
 		}
 	}
 	med.Size.AnswerOK = med.AnswerOK
+	busy := 0
+	for _, r := range runs {
+		if r.Size.MachineBusy {
+			busy++
+		}
+	}
+	med.Size.MachineBusy = 2*busy > len(runs) // as the median runs were (sizing's medians)
 	if len(runs) > 1 {
 		med.lo, med.hi = &lo, &hi
 	}
@@ -172,7 +180,7 @@ func cloneRow(r Row) Row {
 func (r Row) obs() sizing.Obs {
 	return sizing.Obs{Workers: r.Workers, ThroughputPerS: r.ThroughputPerS,
 		HeadlineP99MS: opt(r.Size.HeadlineP99MS), LoopP99MS: opt(r.Size.ProbeP99MS),
-		ArrivalPerS: r.ArrivalPerS, ServiceMS: opt(r.ServiceMS)}
+		ArrivalPerS: r.ArrivalPerS, ServiceMS: opt(r.ServiceMS), Busy: r.Size.MachineBusy}
 }
 
 // spanned is a cell with its runs' range: "412 (398-420)" when the runs

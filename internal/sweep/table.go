@@ -46,6 +46,9 @@ func (r Result) Write(w io.Writer) error {
 		sizes[i].Workers = row.Workers
 	}
 	t := report.Of(r.Scenario, sizes)
+	if r.latencyPick() {
+		t = t.WithBest(r.Fit.Recommended) // one pick: the rule's (bestLine)
+	}
 	col := func(head string, cell func(row Row) string) report.Column {
 		return report.Column{Head: head, Cell: func(i int, _ session.SizeJSON) string { return cell(r.Rows[i]) }}
 	}
@@ -95,7 +98,7 @@ func (r Result) Write(w io.Writer) error {
 		cols = append(cols, report.Column{Head: "spread", Cell: func(i int, _ session.SizeJSON) string { return flagCell(r.Rows[i]) }})
 	}
 	lines := t.Render(cols)
-	lines = append(lines, t.BestLine())
+	lines = append(lines, r.bestLine(t))
 	if a := r.Attach; a != nil && a.Restored {
 		lines = append(lines, fmt.Sprintf("pool set back to %s, its size before the sweep", sizing.SizeName(a.StartWorkers)))
 	} else if a != nil {

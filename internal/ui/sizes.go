@@ -16,7 +16,9 @@ import (
 // pick's line last (report.PickFor: the search's, else the best row, else
 // the CPU rule's starting point), so the screen gives one answer. It is
 // exactly rows+sizesFixed lines: the table's rows are slots, so a new size
-// fills one and moves nothing.
+// fills one and moves nothing. With more rows than slots the current and
+// the picked rows stay (report.Keep) and the title names the rows hidden
+// (report.HiddenNote), ahead of anything it cuts.
 //
 // A row held while the machine was busy shows '!' after its held time;
 // while there is one, a slot states the rule (report.BusyRule). The size
@@ -43,14 +45,18 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 	if figures {
 		slots--
 	}
-	t, more := full.Keep(slots)
+	t, hidden := full.Keep(slots)
 	cols := t.Columns(false, t.MixedGOMAXPROCS())
 	if q.Scenario == s.Scenario && len(q.Spread) > 0 {
 		cols = append(cols, spreadColumn(q))
 	}
 	cols = append(cols, routeColumns(s)...)
 	lines := t.Render(cols)
-	out := []string{cutTitle("sizes tried", searchNote(s, pick), w), theme.Faint.Render(lines[0])}
+	head := "sizes tried"
+	if len(hidden) > 0 {
+		head += " (" + report.HiddenNote(hidden) + ")"
+	}
+	out := []string{cutTitle(head, searchNote(s, pick), w), theme.Faint.Render(lines[0])}
 	for i, l := range lines[1:] {
 		marks, rest := t.Marks(i), l[len(t.Marks(i)):]
 		if i == t.Best {
@@ -76,14 +82,10 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 	if busy {
 		out = append(out, theme.Warm.Render("  "+report.BusyRule))
 	}
-	moreNote := ""
-	if more > 0 {
-		moreNote = fmt.Sprintf("  (+%d more at exit)", more)
-	}
-	last := pick.Line + moreNote
+	last := pick.Line
 	switch {
 	case running:
-		last = theme.Warm.Render(searchPlan(q)) + moreNote
+		last = theme.Warm.Render(searchPlan(q))
 	case figures:
 		out = append(out, last)
 		f := pick.Fit
