@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/clock"
 	"github.com/offtop/offtop/internal/cpuclock"
 	"github.com/offtop/offtop/internal/testkit"
 	"go.uber.org/goleak"
@@ -1162,12 +1163,11 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 	if !cpuclock.Known {
 		t.Skip("no thread CPU clock on this OS")
 	}
-	// Trivial runs stay under 10 ms even under -race on a busy machine;
-	// the blocked ones last 20 ms or more.
-	// Restored after the pool's own cleanup has stopped its workers.
-	t.Cleanup(func(d time.Duration) func() { return func() { shortRun = d } }(shortRun))
-	shortRun = 10 * time.Millisecond
-	p := newPool(t, Options{Size: 1})
+	// The pool's clock is a fake one that moves only when block moves it:
+	// a trivial run lasts 0 whatever the machine's load, a blocked one
+	// 20 ms, well past shortRun.
+	clk := clock.NewFake(time.Now())
+	p := newPool(t, Options{Size: 1, Now: clk.Now})
 	clocked := func() int64 {
 		p.mu.Lock()
 		w := p.slots[0]
@@ -1188,20 +1188,18 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 	if c := clocked(); c < shortStreak || c > n/2 {
 		t.Errorf("%d of %d trivial runs clocked, want the first %d and few others", c, n, shortStreak)
 	}
-	// block runs a task that waits until the worker has been busy 20ms
-	// on it, and returns the worker's Busy and OnCPU added meanwhile.
+	// block runs a task that waits while the pool's clock moves 20 ms,
+	// and returns the worker's Busy and OnCPU added meanwhile.
 	block := func() (busy, onCPU time.Duration) {
 		w0 := p.Stats().Workers[0]
-		release := make(chan struct{})
+		started, release := make(chan struct{}), make(chan struct{})
 		done := make(chan error, 1)
-		if err := p.Submit(func() { <-release }, func(err error) { done <- err }); err != nil {
+		if err := p.Submit(func() { close(started); <-release }, func(err error) { done <- err }); err != nil {
 			t.Fatal(err)
 		}
-		var w Worker
-		waitUntil(t, "busy 20ms on the blocked task", func() bool {
-			w = p.Stats().Workers[0]
-			return w.Busy-w0.Busy > 20*time.Millisecond
-		})
+		recv(t, "the blocked task started", started)
+		clk.Advance(20 * time.Millisecond)
+		w := p.Stats().Workers[0]
 		close(release)
 		recv(t, "done", done)
 		return w.Busy - w0.Busy, w.OnCPU - w0.OnCPU

@@ -96,7 +96,9 @@ func summaryHasRow(out string, r session.SizeJSON) bool {
 
 // TestBinarySummaryMatchesLastJSONLine runs the binary headless with a
 // key script: the summary on stderr has a row per entry of the last JSON
-// line's sizes, with the same figures (no timing is judged).
+// line's sizes that the summary's own rule lists (held report.MinHeld or
+// current), with the same figures, and counts the others in its brief
+// line: how long a busy machine let a size be held decides nothing here.
 func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
 	t.Parallel() // beside the other e2e runs that assert no timing
 	if testing.Short() {
@@ -114,11 +116,52 @@ func TestBinarySummaryMatchesLastJSONLine(t *testing.T) {
 		t.Fatalf("last line has %d size rows, want server 0, server 1 and the next scenario's: %+v", len(last), last)
 	}
 	out := ansi.Strip(stderr.String())
+	brief := map[string]int{} // per scenario, the rows the summary leaves out
 	for _, r := range last {
-		if !summaryHasRow(out, r) {
+		listed := summaryHasRow(out, r)
+		// held_s is rounded to the ms: at 1.000 the rule could go either way
+		mustList := r.Current || r.HeldS > report.MinHeld.Seconds()+0.0005
+		mayList := mustList || r.HeldS >= report.MinHeld.Seconds()-0.0005
+		switch {
+		case mustList && !listed:
 			t.Errorf("summary lacks %s/%d as the JSON has it: %+v\n%s", r.Scenario, r.Workers, r, out)
+		case !listed:
+			brief[r.Scenario]++
+		case !mayList:
+			t.Errorf("summary lists %s/%d, held %.3fs, under the %v it lists from: %+v\n%s", r.Scenario, r.Workers, r.HeldS, report.MinHeld, r, out)
 		}
 	}
+	for _, name := range report.Scenarios(sizeRowsOf(last)) {
+		want := report.Table{Brief: brief[name]}.BriefLine(report.MinHeld)
+		if got := briefLineOf(out, name); got != want {
+			t.Errorf("%s: brief line %q, want %q (the JSON rows it does not list):\n%s", name, got, want, out)
+		}
+	}
+}
+
+// sizeRowsOf is enough of each JSON row for report.Scenarios.
+func sizeRowsOf(js []session.SizeJSON) []session.SizeRow {
+	rows := make([]session.SizeRow, len(js))
+	for i, r := range js {
+		rows[i] = session.SizeRow{Scenario: r.Scenario, Workers: r.Workers}
+	}
+	return rows
+}
+
+// briefLineOf is the "... not listed" line of scenario name's part of the
+// summary out, trimmed; "" when it has none.
+func briefLineOf(out, name string) string {
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, " ") {
+			in = strings.HasPrefix(l, name+" ")
+			continue
+		}
+		if in && strings.HasSuffix(l, " not listed") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }
 
 // TestSummaryMarksCurrentAndBest: the current row leads with '>', the best

@@ -150,21 +150,13 @@ func (s *service) agrees(t *testing.T, prom, native string, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	// Loop p99 since the start, at the last scrape: Prometheus's from the
-	// buckets, the agent's from the stream lines either side of it.
-	p99s, _ := queryAt(t, prom, "histogram_quantile(0.99, offtop_loop_lateness_seconds_bucket{"+inst+"})", at)
-	var before, after *line
-	for i := range s.lines {
-		if !s.lines[i].at.After(at) {
-			before = &s.lines[i]
-		} else if after == nil {
-			after = &s.lines[i]
-		}
-	}
-	if before == nil || after == nil {
-		t.Fatalf("no stream lines around the last scrape (%d lines)", len(s.lines))
-	}
-	promP99 := p99s * 1000
+	// Loop p99 since the start, at each server's last scrape: Prometheus's
+	// from the buckets, the agent's from the stream lines either side of
+	// the scrape by their probe counts (when the test read a line is no
+	// measure of when the agent wrote it), Prometheus asked at the agent's
+	// rank (hdrRank).
+	before, after, promP99 := s.p99At(t, prom, "offtop_loop_lateness_seconds_count{"+inst+"}",
+		"offtop_loop_lateness_seconds_bucket{"+inst+"}", at)
 	ok := false
 	for _, l := range []*line{before, after} {
 		lo, hi := bucketAround(l.ProbeTotal.P99 / 1000)
@@ -174,23 +166,25 @@ func (s *service) agrees(t *testing.T, prom, native string, end time.Time) {
 			ok = true
 		}
 	}
+	if !ok {
+		t.Errorf("Loop p99: prometheus %.3f ms, agent %.3f / %.3f ms: more than one bucket apart", promP99, before.ProbeTotal.P99, after.ProbeTotal.P99)
+	}
 	// The native buckets, through the server that reads them: the agent's
 	// p99 is in the native bucket the quantile falls in, so within one
 	// native bucket's width (2^(1/32) - 1 of it at NativeSchema 5).
-	nat, _ := queryAt(t, native, "histogram_quantile(0.99, offtop_loop_lateness_seconds{"+inst+"})", at)
+	natSeries := "offtop_loop_lateness_seconds{" + inst + "}"
+	natTS, _ := queryAt(t, native, "timestamp("+natSeries+")", end.Add(-time.Second))
+	natBefore, natAfter, nat := s.p99At(t, native, "histogram_count("+natSeries+")", natSeries, time.Unix(0, int64(natTS*1e9)))
 	natOK := false
-	for _, l := range []*line{before, after} {
+	for _, l := range []*line{natBefore, natAfter} {
 		width := l.ProbeTotal.P99 * (math.Exp2(1.0/(1<<agent.NativeSchema)) - 1)
-		t.Logf("Loop p99 since start, native: prometheus %.3f ms, agent %.3f ms, native bucket width %.3f ms", nat*1000, l.ProbeTotal.P99, width)
-		if math.Abs(nat*1000-l.ProbeTotal.P99) <= width {
+		t.Logf("Loop p99 since start, native: prometheus %.3f ms, agent %.3f ms (count %d), native bucket width %.3f ms", nat, l.ProbeTotal.P99, l.ProbeTotal.Count, width)
+		if math.Abs(nat-l.ProbeTotal.P99) <= width {
 			natOK = true
 		}
 	}
 	if !natOK {
-		t.Errorf("Loop p99 from native buckets %.3f ms, agent %.3f / %.3f ms: more than one native bucket apart", nat*1000, before.ProbeTotal.P99, after.ProbeTotal.P99)
-	}
-	if !ok {
-		t.Errorf("Loop p99: prometheus %.3f ms, agent %.3f / %.3f ms: more than one bucket apart", promP99, before.ProbeTotal.P99, after.ProbeTotal.P99)
+		t.Errorf("Loop p99 from native buckets %.3f ms, agent %.3f / %.3f ms: more than one native bucket apart", nat, natBefore.ProbeTotal.P99, natAfter.ProbeTotal.P99)
 	}
 
 	// Busy share per worker over the rateRange before the last scrape.
@@ -218,6 +212,42 @@ func (s *service) agrees(t *testing.T, prom, native string, end time.Time) {
 			t.Errorf("worker %d: rate() %.3f, the dashboard's busy share %.3f: more than 0.05 apart", slot, got, want)
 		}
 	}
+}
+
+// p99At is the Loop p99 in ms that the server at base reads from buckets
+// at the scrape at at, asked at the agent's rank for the count it read
+// from count then, and the stream lines either side of that scrape: the
+// last with a probe count at most its count and the first with one at
+// least it. Callers hold s.mu.
+func (s *service) p99At(t *testing.T, base, count, buckets string, at time.Time) (before, after *line, p99 float64) {
+	t.Helper()
+	n, _ := queryAt(t, base, count, at)
+	for i := range s.lines {
+		if c := float64(s.lines[i].ProbeTotal.Count); c <= n {
+			before = &s.lines[i]
+		} else if after == nil {
+			after = &s.lines[i]
+		}
+		if c := float64(s.lines[i].ProbeTotal.Count); c == n && after == nil {
+			after = &s.lines[i]
+		}
+	}
+	if before == nil || after == nil || n < 1 {
+		t.Fatalf("no stream lines either side of the scrape at %s, count %.0f (%d lines)", at.Format(time.TimeOnly), n, len(s.lines))
+	}
+	q := (float64(hdrRank(int64(n))) - 0.5) / n
+	v, _ := queryAt(t, base, fmt.Sprintf("histogram_quantile(%.17g, %s)", q, buckets), at)
+	return before, after, v * 1000
+}
+
+// hdrRank is the rank of the 99th percentile of n values as the agent
+// takes it (hdr's: 0.99n rounded to the nearest, 1..n). histogram_quantile
+// takes the value where the count reaches 0.99n unrounded, one rank
+// higher when 0.99n rounds down: where the tail is sparse, as on a busy
+// machine, the next value can be native buckets away. Asked for
+// (rank - 0.5)/n, it reaches the agent's rank.
+func hdrRank(n int64) int64 {
+	return min(max(int64(0.99*float64(n)+0.5), 1), n)
 }
 
 // bucketAround is the classic bucket (agent.LatencyBuckets) holding v

@@ -26,11 +26,12 @@ func waitReadout(t *testing.T, s *session.Session, key string, ok func(scenarios
 
 // TestServerLoopsChangeLive: --loops 2 starts two Loops, each probed and
 // serving; L and l add and remove one live; after Close no Loop's
-// goroutine is left. The fib runs on two workers, so a Loop's probe is
-// never held off by a fib(37) (seconds under -race on a busy machine).
+// goroutine is left. The fib runs on four workers, one per closed-loop
+// client, so a Loop's probe is never held off by a fib(37), nor a /fast
+// queued behind one (fib(37) takes 25 s under -race on a busy machine).
 func TestServerLoopsChangeLive(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s, err := session.New(session.Config{Scenario: "server", Workers: 2, Scale: 0.05,
+	s, err := session.New(session.Config{Scenario: "server", Workers: 4, Scale: 0.05,
 		Interval: 50 * time.Millisecond, Window: time.Second,
 		Scenarios: scenarios.Config{ServerLoops: 2}})
 	if err != nil {
