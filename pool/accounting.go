@@ -132,11 +132,10 @@ func (p *Pool) ResetLatency() {
 // a VM, as much as a short task. An unclocked run counts its wall time as
 // on-CPU: the error is at most that run's length, and a long run misread
 // so is at most one in shortStreak+1 runs.
-const shortStreak = 16
-
-// shortRun is 50 us; a variable only so a test may widen it past the
-// race detector's and a busy machine's slowdown of a trivial run.
-var shortRun = 50 * time.Microsecond
+const (
+	shortStreak = 16
+	shortRun    = 50 * time.Microsecond
+)
 
 // beginRun starts a run on the calling worker goroutine. A clocked run
 // (see shortRun) locks the goroutine to its OS thread and reads the

@@ -1182,11 +1182,8 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The first shortStreak are clocked; a run the machine stretched past
-	// shortRun clocks the next shortStreak again, so a busy machine may
-	// clock more, but most go unclocked.
-	if c := clocked(); c < shortStreak || c > n/2 {
-		t.Errorf("%d of %d trivial runs clocked, want the first %d and few others", c, n, shortStreak)
+	if c := clocked(); c != shortStreak {
+		t.Errorf("%d of %d trivial runs clocked, want the first %d", c, n, shortStreak)
 	}
 	// block runs a task that waits while the pool's clock moves 20 ms,
 	// and returns the worker's Busy and OnCPU added meanwhile.
