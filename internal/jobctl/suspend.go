@@ -259,19 +259,26 @@ func (s *Suspender) stopUntilForeground() {
 const contGrace = 100 * time.Millisecond
 
 // stopAgain reports whether a continued process should stop again: not
-// in the foreground, and no stop signal, held quit or one within grace.
+// in the foreground, and no stop signal, held quit or one within grace,
+// nor a continue into the foreground (fg) within it.
 func (s *Suspender) stopAgain(grace time.Duration) bool {
 	if s.stopPending() || s.foreground() {
 		return false
 	}
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	select {
-	case sg := <-s.quit:
-		s.signaled.CompareAndSwap(nil, &sg)
-		return false
-	case <-t.C:
-		return !s.stopPending()
+	for {
+		select {
+		case sg := <-s.quit:
+			s.signaled.CompareAndSwap(nil, &sg)
+			return false
+		case <-s.cont: // fg meanwhile: the shell made this the foreground first
+			if s.foreground() {
+				return false
+			}
+		case <-t.C:
+			return !s.stopPending() && !s.foreground()
+		}
 	}
 }
 

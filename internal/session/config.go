@@ -76,7 +76,8 @@ type Config struct {
 // its bounds is also a *ConfigError.
 var ErrConfig = errors.New("invalid session config")
 
-// Bounds of Config's fields, checked by Validate (and by nothing else).
+// Bounds of Config's fields, checked by Validate through CheckSampling,
+// CheckScale and CheckWorkers (which the CLI calls for its messages).
 const (
 	MinInterval   = time.Millisecond       // Interval's least
 	MinResolution = 100 * time.Microsecond // Resolution's least

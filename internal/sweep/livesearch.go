@@ -24,6 +24,7 @@ import (
 // agent no longer has back in a Snapshot, so the sizes table keeps every
 // size the search measured, as the agent's own search does.
 type liveSearch struct {
+	run     sync.Mutex // held by start and stop: one search at a time
 	mu      sync.Mutex
 	st      session.Search    // Scenario "": none has run
 	rows    []session.SizeRow // the search's measured rows, none current
@@ -55,6 +56,13 @@ func (l *liveSearch) running() bool {
 // stop cancels the search under way, if any, and waits for it to end
 // (its pool set back).
 func (l *liveSearch) stop() {
+	l.run.Lock()
+	defer l.run.Unlock()
+	l.stopRun()
+}
+
+// stopRun is stop with l.run held.
+func (l *liveSearch) stopRun() {
 	l.mu.Lock()
 	cancel, done := l.cancel, l.done
 	l.mu.Unlock()
@@ -66,7 +74,9 @@ func (l *liveSearch) stop() {
 
 // start begins a search of s's program (one under way is stopped first).
 func (l *liveSearch) start(s *loadSource) {
-	l.stop()
+	l.run.Lock()
+	defer l.run.Unlock()
+	l.stopRun()
 	snap := s.Source.Snapshot()
 	sizes := session.SearchSizes(float64(snap.UsableCPUs))
 	hold := max(time.Duration(snap.Window), time.Second)

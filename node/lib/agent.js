@@ -590,6 +590,12 @@ class Agent {
         this.taskWait.reset();
         this.taskRun.reset();
         this.resetBaselines();
+        // The sizes rows and their served histograms start again too, as
+        // the Go session's Reset clears its rows: a row after a reset
+        // holds only what came after it.
+        this.sizes = new Map();
+        this.servedHists = 0;
+        this.sizeRow(this.workers());
         return;
       case 'add_gomaxprocs':
       case 'default_gomaxprocs':

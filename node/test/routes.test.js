@@ -341,6 +341,23 @@ test("sizes[].served: each route's requests under the size in force at arrival",
   assert.equal(typeof served[1]['/a'].p99_ms, 'number');
 });
 
+// A reset empties the sizes rows and their served histograms, as the Go
+// session's Reset does: a sweep's hold after it reads that hold alone.
+test('reset starts the sizes rows and their served again', async (t) => {
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const base = await listen(t, (req, res) => res.end('app\n'));
+  await get(base + '/a');
+  await get(base + '/a');
+  const before = a.sample(a.reading()).sizes.find((r) => r.workers === 0);
+  assert.equal(before.served['/a'].count, 2);
+  a.apply({ kind: 'reset' });
+  await get(base + '/a');
+  const after = a.sample(a.reading()).sizes;
+  assert.equal(after.length, 1, 'one row, the size in force');
+  assert.equal(after[0].served['/a'].count, 1, 'the request after the reset alone');
+});
+
 // The stream lists the actions the agent carries out now: a resize only
 // once it has a pool to resize.
 test('the stream lists the actions the agent takes: no resize without a pool', async (t) => {
