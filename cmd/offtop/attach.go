@@ -50,7 +50,7 @@ func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec, route *str
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` redraw period, RANGE (the agent samples at its own)")
 	loadSpec = fs.String("load", "", loadUsage)
-	route = fs.String("route", "", "`ROUTE` the route the headline and sizes tried feature: a route as the program's mux names it (/ping, GET /items/{id}) or a --load target's path (default: --load's first target, else the busiest route; the e key cycles)")
+	route = fs.String("route", "", "`ROUTE` the route the headline and sizes tried feature: a route as the program's mux names it (/ping, GET /items/{id}) or a --load target's path (default: --load's first target, else the busiest route when first seen; the e key cycles)")
 	fo = fleetFlags(fs)
 	return fs, token, keys, loadSpec, route, fo
 }

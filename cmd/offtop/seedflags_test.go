@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"net"
 	"strings"
 	"testing"
 
+	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sweep"
 	"github.com/offtop/offtop/internal/ui"
 )
 
@@ -137,5 +140,26 @@ func TestListenRefusesWhatCannotServe(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
 			t.Errorf("--listen %s (remote %v): %v, want %q", c.addr, c.remote, err, c.want)
 		}
+	}
+}
+
+// TestUsageNamesEveryFlag: each command's --help (offtop, sweep, attach,
+// node) names every flag the command takes, so none is accepted without
+// being documented.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	var c sweep.Config
+	sw, _, _, _, _ := sweepFlags(&c, new(bool))
+	top, _, _, _ := offtopFlags(new(options))
+	at, _, _, _, _, _ := attachFlags(new(options))
+	nd, _, _ := nodeFlags()
+	for _, u := range []struct {
+		name, text string
+		fs         *cliflag.Set
+	}{{"offtop", usageText, top}, {"sweep", sweepUsage, sw}, {"attach", attachUsage, at}, {"node", nodeUsage, nd}} {
+		u.fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(u.text, "--"+f.Name) {
+				t.Errorf("%s --help lacks --%s", u.name, f.Name)
+			}
+		})
 	}
 }

@@ -31,7 +31,7 @@ var sweepUsage = func() string {
 	return "usage: offtop sweep [flags]    run a scenario at several pool sizes, print a table\n" +
 		fs.Usage("scenario", "workers", "duration", "scale", "repeat", "load", "fit", "hdr-log", "loops", "per-task", "priority",
 			"attach", "route", "token",
-			"", "  --split, --jobs, --payload, --listen   as for offtop (offtop --help)", "json") +
+			"", "  --split, --jobs, --payload, --listen, --allow-remote   as for offtop (offtop --help)", "json") +
 		"\nprogress goes to stderr, the table to stdout\n" + sweepColumns
 }()
 

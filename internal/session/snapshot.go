@@ -270,7 +270,7 @@ type Link struct {
 	OutOfRange int64
 	// Route is the program's route an attached dashboard features in its
 	// headline and sizes table (attach --route; "": the load's first
-	// target's, else the busiest).
+	// target's, else the busiest when first seen).
 	Route string
 	// Notice is a fact about the link the view must show while it holds:
 	// the agent is another process than the one first read, and what

@@ -13,7 +13,8 @@ import (
 // featuredRoute is the route an attached dashboard features: s.Route
 // (a route of s.Endpoints, or a load target's path, read as the route it
 // is recorded under), else the load's first target's route, else the
-// busiest route; "" when the program records none.
+// busiest route (the model keeps the first it features: Model.take);
+// "" when the program records none.
 func featuredRoute(s session.Snapshot) string {
 	if r := s.Route; r != "" {
 		if _, ok := routeOf(s.Endpoints, r); !ok && s.LoadClient != nil {

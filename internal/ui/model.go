@@ -158,9 +158,14 @@ func (m Model) applyCmd(a session.Action) tea.Cmd {
 	}
 }
 
+// take keeps s if it is newer than the model's sample, and fixes the
+// featured route at the first that has one when none was chosen.
 func (m *Model) take(s sample) {
 	if s.seq > m.seq {
 		m.snap, m.seq = s.snap, s.seq
+	}
+	if m.view.route == "" && m.snap.Route == "" {
+		m.view.route = featuredRoute(m.snap) // the busiest stays featured once picked: only e moves it
 	}
 }
 

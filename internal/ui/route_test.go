@@ -96,3 +96,38 @@ func TestSizesShowRouteColumns(t *testing.T) {
 		t.Errorf("no middleware: route columns\n%s", out)
 	}
 }
+
+// TestBusiestRouteStaysFeatured: with no --route and no load, the
+// busiest route at the first sample stays the headline when another
+// becomes busier; only e moves it.
+func TestBusiestRouteStaysFeatured(t *testing.T) {
+	f := newFake()
+	s := attachedUnderLoad()
+	s.LoadClient = nil
+	f.snap = s
+	m := New(f)
+	next, _ := m.Update(m.Init()())
+	m = next.(Model)
+	featured := func() string {
+		out := ansi.Strip(m.View().Content)
+		i := strings.Index(out, "▶ ")
+		if i < 0 {
+			t.Fatalf("no headline:\n%s", out)
+		}
+		return strings.Fields(out[i:])[1]
+	}
+	if got := featured(); got != "/fib" {
+		t.Fatalf("featured %q at first, want /fib (the busiest)", got)
+	}
+	s.Endpoints = append([]session.Endpoint(nil), s.Endpoints...)
+	s.Endpoints[1].RatePerS = 400 // /ping now the busiest
+	next, _ = m.Update(sampleMsg{sample{snap: s, seq: m.seq + 1}})
+	m = next.(Model)
+	if got := featured(); got != "/fib" {
+		t.Errorf("featured %q once /ping is busier, want /fib still", got)
+	}
+	m, _ = press(t, m, "e")
+	if got := featured(); got != "/ping" {
+		t.Errorf("after e featured %q, want /ping (next after /fib)", got)
+	}
+}
