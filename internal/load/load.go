@@ -78,6 +78,9 @@ type target struct {
 	heldAt  time.Time // zero: no Mark yet, nothing held
 	heldEnd time.Time // zero: the hold runs on (EndHold)
 	heldDue int64     // requests sent by EndHold: those Held waits for
+	// endedAll is every result filed; endedBelow those of the requests
+	// sent by EndHold (Seq < heldDue) once it has run: WaitHeld's count.
+	endedAll, endedBelow int64
 	heldLat *hist.Exact
 	heldErr int64
 	// bySize is the latency of the requests due while each pool size was
@@ -146,7 +149,7 @@ func (tg *target) record(r *vegeta.Result) {
 	defer tg.ended.Add(1)
 	due := tg.pacer.due(r.Seq)
 	end := r.End()
-	defer tg.hold(due, end, r.Code == 0 && !timedOut(r.Error))
+	defer tg.hold(r.Seq, due, end, r.Code == 0 && !timedOut(r.Error))
 	if late := r.Timestamp.Sub(due); late > 0 {
 		tg.late.RecordAt(hist.Sample{NS: int64(late), At: r.Timestamp})
 		if late > LateAfter {
@@ -178,11 +181,16 @@ func timedOut(msg string) bool {
 	return strings.Contains(msg, "Client.Timeout") || strings.Contains(msg, "deadline exceeded")
 }
 
-// hold files a result due at due and ended at end in the figures since
-// Mark (failed: no answer, nor a timeout), if it was due at or after it.
-func (tg *target) hold(due, end time.Time, failed bool) {
+// hold files result seq, due at due and ended at end, in the figures
+// since Mark (failed: no answer, nor a timeout) if it was due at or after
+// it, and counts it ended for WaitHeld.
+func (tg *target) hold(seq uint64, due, end time.Time, failed bool) {
 	tg.heldMu.Lock()
 	defer tg.heldMu.Unlock()
+	tg.endedAll++
+	if !tg.heldEnd.IsZero() && seq < uint64(tg.heldDue) {
+		tg.endedBelow++
+	}
 	if n, ok := tg.l.sizeAt(due); ok && !failed {
 		e := tg.bySize[n]
 		if e == nil {
@@ -279,7 +287,9 @@ func (l *Load) EndHold() {
 	now := time.Now()
 	for _, tg := range l.targets {
 		tg.heldMu.Lock()
-		tg.heldEnd, tg.heldDue = now, tg.pacer.sent.Load()
+		// Every result filed so far was of a request sent by now: Seq
+		// below sent, which only grows.
+		tg.heldEnd, tg.heldDue, tg.endedBelow = now, tg.pacer.sent.Load(), tg.endedAll
 		tg.heldMu.Unlock()
 	}
 }
@@ -287,18 +297,18 @@ func (l *Load) EndHold() {
 // WaitHeld waits until every request sent by EndHold has ended (an
 // answer, an error or its Timeout), so Held holds each, a stalled
 // service's late answers too; at most limit (poll: how often it looks).
-// It reports whether they all had.
+// It reports whether they all had. Requests sent after EndHold do not
+// count: a stalled request is waited for however many later ones end.
 func (l *Load) WaitHeld(limit, poll time.Duration) bool {
 	end := time.Now().Add(limit)
 	for {
 		all := true
 		for _, tg := range l.targets {
 			tg.heldMu.Lock()
-			due := tg.heldDue
-			tg.heldMu.Unlock()
-			if tg.ended.Load() < due {
+			if tg.endedBelow < tg.heldDue {
 				all = false
 			}
+			tg.heldMu.Unlock()
 		}
 		if all || !time.Now().Before(end) {
 			return all

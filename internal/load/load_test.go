@@ -231,11 +231,18 @@ func TestHeldSinceMark(t *testing.T) {
 	if h := l.Held()[0]; h.Latency.Count != 1 || h.Errors != 1 {
 		t.Errorf("a request due after EndHold: held %+v, want it left out", h)
 	}
-	tg.ended.Store(11)
-	if l.WaitHeld(0, time.Millisecond) {
-		t.Error("WaitHeld: true with one of 12 requests sent by EndHold still in flight")
+	// Of the 12 sent by EndHold, 9, 10 and 11 have ended; 0..7 end now,
+	// 8 stalls while 101..120, sent after EndHold, end.
+	for seq := range uint64(8) {
+		tg.record(&vegeta.Result{Seq: seq, Code: 200, Timestamp: due(seq), Latency: time.Millisecond})
 	}
-	tg.ended.Store(12)
+	for seq := uint64(101); seq <= 120; seq++ {
+		tg.record(&vegeta.Result{Seq: seq, Code: 200, Timestamp: due(seq), Latency: time.Millisecond})
+	}
+	if l.WaitHeld(0, time.Millisecond) {
+		t.Error("WaitHeld: true with request 8, sent by EndHold, still in flight (21 sent after it ended)")
+	}
+	tg.record(&vegeta.Result{Seq: 8, Code: 200, Timestamp: due(8), Latency: 2 * time.Second})
 	if !l.WaitHeld(0, time.Millisecond) {
 		t.Error("WaitHeld: false with every request sent by EndHold ended")
 	}
