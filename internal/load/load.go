@@ -81,8 +81,8 @@ type target struct {
 	// endedAll is every result filed; endedBelow those of the requests
 	// sent by EndHold (Seq < heldDue) once it has run: WaitHeld's count.
 	endedAll, endedBelow int64
-	heldLat *hist.Exact
-	heldErr int64
+	heldLat              *hist.Exact
+	heldErr              int64
 	// bySize is the latency of the requests due while each pool size was
 	// in force (SetSize), keyed by workers; guarded by heldMu.
 	bySize map[int]*hist.Exact

@@ -50,19 +50,20 @@ func dialControl(ctx context.Context, d *net.Dialer, addr string) (net.Conn, err
 
 // Post queues a for the agent and returns at once; the channel gets nil
 // when the agent applied it, or an error: ErrRefused (no control, no
-// token, a wrong one), session.ErrAction (the agent could not apply it),
-// or the agent unreachable.
+// token, a wrong one), session.ErrAction (the agent could not apply it;
+// closed: Close ran first or meanwhile), or the agent unreachable. It
+// always gets one answer.
 func (c *Client) Post(a session.Action) <-chan error {
 	res := make(chan error, 1)
 	if !session.ProgramActions(a.Kind) {
 		res <- fmt.Errorf("%w: %s is not available in an attached program", session.ErrAction, a.Kind)
 		return res
 	}
-	select {
-	case <-c.ctx.Done():
+	c.postMu.Lock()
+	defer c.postMu.Unlock()
+	if c.shut || c.ctx.Err() != nil {
 		res <- fmt.Errorf("%w: closed", session.ErrAction)
 		return res
-	default:
 	}
 	select {
 	case c.actions <- posted{a, res}:
@@ -78,6 +79,9 @@ func (c *Client) control() {
 	for {
 		select {
 		case <-c.ctx.Done():
+			c.postMu.Lock()
+			c.shut = true // no Post queues after this: the drain below answers all
+			c.postMu.Unlock()
 			for {
 				select {
 				case p := <-c.actions:

@@ -89,6 +89,10 @@ type Client struct {
 
 	samples chan session.Snapshot
 	actions chan posted
+	// postMu orders Post against control's end: once shut is set no
+	// action is queued, so every queued one gets its answer.
+	postMu sync.Mutex
+	shut   bool
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
