@@ -93,10 +93,10 @@ type Client struct {
 	// action is queued, so every queued one gets its answer.
 	postMu sync.Mutex
 	shut   bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	once    sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
 
 	mu     sync.Mutex // guards the fields below
 	last   session.Snapshot
