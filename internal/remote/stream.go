@@ -164,14 +164,4 @@ func (c *Client) identify(s *session.Snapshot, now time.Time) {
 
 // push hands s to Samples, dropping the oldest when the reader is far
 // behind (as the session does).
-func (c *Client) push(s session.Snapshot) {
-	select {
-	case c.samples <- s:
-	default:
-		select {
-		case <-c.samples:
-		default:
-		}
-		c.samples <- s
-	}
-}
+func (c *Client) push(s session.Snapshot) { session.PushNewest(c.samples, s) }

@@ -75,15 +75,7 @@ func (s *Session) run(sm *sampler, due <-chan time.Time) {
 		s.lastMu.Lock()
 		s.last = snap
 		s.lastMu.Unlock()
-		select {
-		case s.samples <- snap:
-		default: // reader far behind: drop the oldest, keep the newest
-			select {
-			case <-s.samples:
-			default:
-			}
-			s.samples <- snap
-		}
+		PushNewest(s.samples, snap) // reader far behind: the oldest goes
 	}
 }
 

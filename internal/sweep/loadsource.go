@@ -10,14 +10,15 @@ import (
 
 // NewLoadSource is c with l's figures in every Snapshot (LoadClient; none
 // when l is nil) and route as the featured one (Link.Route); the a key
-// under l runs a live search here. Its Close stops the search (the pool
-// set back), l, then c.
+// under l runs a live search here. A reader far behind on Samples loses
+// the oldest, as c's do. Its Close stops the search (the pool set back),
+// l, then c.
 func NewLoadSource(c session.Source, l *load.Load, route string) session.Source {
 	s := &loadSource{Source: c, load: l, route: route, out: make(chan session.Snapshot, cap(c.Samples())), workers: -1}
 	crash.Go(func() {
 		defer close(s.out)
 		for snap := range c.Samples() {
-			s.out <- s.fill(snap)
+			session.PushNewest(s.out, s.fill(snap)) // never blocks: Close always ends this
 		}
 	})
 	return s
