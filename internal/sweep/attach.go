@@ -234,6 +234,9 @@ func (a *Attached) fill(row *Row, last session.Snapshot, size session.SizeRow, c
 func runAttached(ctx context.Context, c Config, warm time.Duration, progress io.Writer, res *Result) error {
 	a := c.Attach
 	start := a.Src.Snapshot()
+	if !start.Disconnected.IsZero() { // its figures, the pool size too, are unknown: nothing to set back
+		return fmt.Errorf("%w (%s): disconnected, no sweep", ErrGone, a.Addr)
+	}
 	a.start.Store(int64(start.Workers) + 1)
 	res.Scenario = start.Scenario
 	res.Columns = slices.Clone(attachKeys)

@@ -1,9 +1,13 @@
 package sweep
 
 import (
+	"context"
+	"errors"
+	"io"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -42,5 +46,38 @@ func TestLoadSourceUnreadKeepsTheNewest(t *testing.T) {
 	}
 	if last.SamplesMissed != 39 || last.Route != "/ping" {
 		t.Errorf("last sample %d, route %q: want the newest (39) with its route", last.SamplesMissed, last.Route)
+	}
+}
+
+// discSource is a Source whose program has gone: its Snapshot is the
+// disconnected one, figures unknown.
+type discSource struct {
+	chanSource
+	posted *int
+}
+
+func (d discSource) Snapshot() session.Snapshot {
+	var s session.Snapshot
+	s.Remote, s.Disconnected = "127.0.0.1:7070", time.Now()
+	return s
+}
+
+func (d discSource) Post(a session.Action) <-chan error { *d.posted++; return d.chanSource.Post(a) }
+
+// TestAttachedSweepRefusesADisconnectedProgram: a sweep (or the live a
+// key) on a program that is disconnected ends at once with ErrGone and
+// sets no size: it would read 0 workers as the size to set back.
+func TestAttachedSweepRefusesADisconnectedProgram(t *testing.T) {
+	posted := 0
+	src := discSource{chanSource{make(chan session.Snapshot)}, &posted}
+	l, err := load.Start(load.Options{Base: "http://127.0.0.1:1", Spec: load.Spec{{Path: "/ping", Rate: 1}}, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	_, err = Run(context.Background(), Config{Attach: &Attached{Addr: "127.0.0.1:7070", Src: src, Load: l, Target: "/ping"},
+		Workers: []int{1, 2}, Duration: time.Second, Repeat: 1}, io.Discard)
+	if !errors.Is(err, ErrGone) || posted != 0 {
+		t.Errorf("err %v, %d actions posted: want ErrGone and none", err, posted)
 	}
 }
