@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/fleet"
@@ -145,9 +146,15 @@ func agentKey(addr string) string {
 	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port) + u.EscapedPath()
 }
 
+// fleetRedial is how often a fleet dials a member that was down at start.
+const fleetRedial = 2 * time.Second
+
 // runFleet is `offtop attach` with more than one ADDR: every agent dialled
-// at once, then the fleet screen or --headless. An agent that cannot be
-// read is one line naming it and its cause, exit 2.
+// at once, then the fleet screen or --headless. A member unreachable at
+// start is shown down and dialled again (a line on stderr says so) while
+// another is read; an agent that answers but cannot be read (not an
+// agent, refused), or none read, is one line naming it and its cause,
+// exit 2.
 func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) int {
 	fo := o.attach.fleet
 	clients := make([]*remote.Client, len(fo.list))
@@ -165,21 +172,40 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 	wg.Wait()
 	members := make([]session.Source, len(clients))
 	for i, c := range clients {
-		members[i] = c
+		if c != nil {
+			members[i] = c
+		}
 	}
 	closeAll := func() {
-		for _, c := range clients {
-			if c != nil {
-				c.Close()
+		for _, m := range members {
+			if m != nil {
+				m.Close()
 			}
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	// Members down at start are dialled again (remote.Later) when at least
+	// one is read; any other failure, or none read, is the first one's line.
+	read := 0
+	for i, e := range errs {
+		if e == nil {
+			read++
+		} else if !errors.Is(e, remote.ErrUnreachable) || clients[i] != nil {
+			read = -len(errs) // refused, or unreachable only for control: exit
+		}
+	}
+	if err := errors.Join(errs...); err != nil && read <= 0 {
 		closeAll()
 		for i, e := range errs {
 			if e != nil {
 				return exitCode(usagef("attach: %s: %v", fo.list[i], e), stderr)
 			}
+		}
+	}
+	now := time.Now()
+	for i, e := range errs {
+		if e != nil {
+			fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
+			members[i] = remote.DialLater(fo.list[i], remote.Options{Token: token}, e, now, fleetRedial)
 		}
 	}
 	if !o.headless && !jobctl.IsTerminal(stdout) {

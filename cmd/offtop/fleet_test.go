@@ -73,20 +73,33 @@ func TestParseFleetRefusals(t *testing.T) {
 	}
 }
 
-// TestFleetUnreachableIsOneLine: a fleet with an ADDR nothing listens on
-// is refused before the screen: one line naming that ADDR, exit 2.
-func TestFleetUnreachableIsOneLine(t *testing.T) {
+// TestFleetUnreachableAtStart: a fleet member nothing listens on is
+// shown down and dialled again while another is read (a line on stderr
+// names it, exit 0 at --duration, the live member's lines on stdout); with
+// none read it is refused before the screen: one line naming the first,
+// exit 2.
+func TestFleetUnreachableAtStart(t *testing.T) {
 	a, _ := startService(t, "127.0.0.1:0", "--load", "0")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var none []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		none = append(none, ln.Addr().String())
+		ln.Close()
 	}
-	none := ln.Addr().String()
-	ln.Close()
 	var stdout, stderr strings.Builder
-	code := runAttach([]string{a, none, "--headless"}, &stdout, &stderr, newCrasher(&stderr))
-	want := "offtop: attach: " + none + ": unreachable: nothing listens on " + none + "\n"
+	code := runAttach([]string{a, none[0], "--headless", "--duration", "1s"}, &stdout, &stderr, newCrasher(&stderr))
+	want := "offtop: attach: " + none[0] + ": unreachable: nothing listens on " + none[0] + "; shown down, dialled again every 2s\n"
+	if code != 0 || stderr.String() != want || !strings.Contains(stdout.String(), `"addr":"`+a+`"`) {
+		t.Fatalf("one down: exit %d, stderr %q, stdout %d bytes; want 0, %q and %s's lines", code, stderr.String(), stdout.Len(), want, a)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = runAttach([]string{none[0], none[1], "--headless"}, &stdout, &stderr, newCrasher(&stderr))
+	want = "offtop: attach: " + none[0] + ": unreachable: nothing listens on " + none[0] + "\n"
 	if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
-		t.Fatalf("exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
+		t.Fatalf("none read: exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
 	}
 }

@@ -1,0 +1,141 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/offtop/offtop/internal/session"
+)
+
+// Later is a Source for an agent that was unreachable when first dialled
+// (a fleet's member that is down at start): until Dial succeeds its
+// Snapshot is the Disconnected one, naming the address and, in Notice,
+// why; every retry (Dial, with all its checks) is retry after the last;
+// once one succeeds it reads that Client. Only ErrUnreachable is retried:
+// an address that answers as something else is refused for good, and
+// the Notice says so. Make it with DialLater.
+type Later struct {
+	addr    string
+	o       Options
+	samples chan session.Snapshot
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	mu     sync.Mutex // guards the fields below
+	cl     *Client    // nil until a Dial succeeds
+	since  time.Time  // the first failed Dial
+	notice string     // why it is not read
+	again  bool       // the last failure is one to dial again for
+}
+
+// DialLater is Later for addr, first found unreachable with err at since;
+// it dials again every retry (> 0) until one succeeds or Close.
+func DialLater(addr string, o Options, err error, since time.Time, retry time.Duration) *Later {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &Later{addr: addr, o: o, samples: make(chan session.Snapshot, 1024), ctx: ctx, cancel: cancel,
+		done: make(chan struct{}), since: since}
+	l.fail(err)
+	go l.run(retry)
+	return l
+}
+
+// fail files err as why the agent is not read.
+func (l *Later) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.again = errors.Is(err, ErrUnreachable)
+	if l.again {
+		l.notice = fmt.Sprintf("%v; dialled again", err)
+	} else {
+		l.notice = fmt.Sprintf("%v; not dialled again", err)
+	}
+}
+
+func (l *Later) run(retry time.Duration) {
+	defer close(l.done)
+	defer close(l.samples)
+	t := time.NewTicker(retry)
+	defer t.Stop()
+	var cl *Client
+	for cl == nil {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+		l.mu.Lock()
+		again := l.again
+		l.mu.Unlock()
+		if !again {
+			return // refused for good: the Notice stays, Samples closes
+		}
+		c, err := Dial(l.addr, l.o)
+		if err != nil {
+			l.fail(err)
+			session.PushNewest(l.samples, l.Snapshot())
+			continue
+		}
+		cl = c
+	}
+	l.mu.Lock()
+	if l.ctx.Err() != nil { // Close came during the Dial
+		l.mu.Unlock()
+		cl.Close()
+		return
+	}
+	l.cl = cl
+	l.mu.Unlock()
+	for s := range cl.Samples() {
+		session.PushNewest(l.samples, s)
+	}
+}
+
+// Samples is the Client's samples once one is read; before, a
+// Disconnected Snapshot after each failed retry.
+func (l *Later) Samples() <-chan session.Snapshot { return l.samples }
+
+// Snapshot is the Client's newest once one is read; before, the
+// Disconnected Snapshot: Remote the address, Disconnected the first
+// failed Dial, Notice why.
+func (l *Later) Snapshot() session.Snapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cl != nil {
+		return l.cl.Snapshot()
+	}
+	var s session.Snapshot
+	s.Remote, s.Disconnected, s.Notice = l.addr, l.since, l.notice
+	return s
+}
+
+// Post is the Client's once one is read; before, ErrUnreachable.
+func (l *Later) Post(a session.Action) <-chan error {
+	l.mu.Lock()
+	cl, why := l.cl, l.notice
+	l.mu.Unlock()
+	if cl != nil {
+		return cl.Post(a)
+	}
+	res := make(chan error, 1)
+	res <- fmt.Errorf("%w: %s: not read yet (%s)", ErrUnreachable, l.addr, why)
+	return res
+}
+
+// Close stops dialling, closes the Client if one is read, and closes
+// Samples. Safe twice.
+func (l *Later) Close() {
+	l.cancel()
+	l.mu.Lock()
+	cl := l.cl
+	l.mu.Unlock()
+	if cl != nil {
+		cl.Close() // ends run's reading
+	}
+	<-l.done
+}
+
+var _ session.Source = (*Later)(nil)
