@@ -114,6 +114,35 @@ func TestSweepAttachJSON(t *testing.T) {
 
 // TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
 // holds a size sets the program's pool back to its size before, and
+// TestSweepAttachJSONPoolIdle: a load that gives the pool nothing (only
+// /ping) leaves CPU/wall unknown at each size: the JSON says null there,
+// and the sweep still writes it (it once failed: "json: unsupported
+// value: NaN").
+func TestSweepAttachJSONPoolIdle(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "2")
+	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s",
+		"--workers", "0,1", "--duration", "1s", "--repeat", "2", "--json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var res sweep.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows %d, want 2: %s", len(res.Rows), out)
+	}
+	for _, r := range res.Rows {
+		if r.Size.HeadlineP99MS == nil {
+			t.Errorf("%d workers: no /ping p99", r.Workers)
+		}
+	}
+}
+
 // exits 130.
 func TestSweepAttachRestoresOnSIGINT(t *testing.T) {
 	bin := buildBinary(t)

@@ -77,7 +77,7 @@ func figures(extra []string) []figure {
 		{"cpu_seconds", func(r Row) float64 { return r.CPUSeconds }, func(r *Row, v float64) { r.CPUSeconds = v }},
 		{"cpu_per_wall", func(r Row) float64 { return opt(r.Size.CPUPerWall) }, func(r *Row, v float64) {
 			r.Size.CPUPerWall = ptr(v)
-			r.CPUPerWall = v
+			r.CPUPerWall = ptr(v) // null when no run knew it (an attached program's idle size)
 		}},
 		{"held_s", func(r Row) float64 { return r.Size.HeldS }, func(r *Row, v float64) { r.Size.HeldS = v }},
 		{"probe_p99_ms", func(r Row) float64 { return opt(r.Size.ProbeP99MS) }, func(r *Row, v float64) { r.Size.ProbeP99MS, r.ProbeP99MS = ptr(v), ptr(v) }},

@@ -21,9 +21,9 @@ type Row struct {
 	// ThroughputPerS is pool tasks completed per second over the run.
 	ThroughputPerS float64 `json:"throughput_per_s"`
 	// CPUSeconds is process CPU time over the measured run; CPUPerWall is
-	// that over the run's wall time (1 = one core busy).
-	CPUSeconds float64 `json:"cpu_seconds"`
-	CPUPerWall float64 `json:"cpu_per_wall"`
+	// that over the run's wall time (1 = one core busy), nil when unknown.
+	CPUSeconds float64  `json:"cpu_seconds"`
+	CPUPerWall *float64 `json:"cpu_per_wall"`
 	// Speedup is throughput over the 1-worker row's; Efficiency is
 	// Speedup / workers. nil without a 1-worker row, or at 0 workers.
 	Speedup    *float64 `json:"speedup"`

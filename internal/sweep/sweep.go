@@ -342,7 +342,7 @@ func fill(row *Row, last session.Snapshot, size session.SizeRow, task *hdr.Histo
 	row.Size.Current = false // a sweep has no size in force
 	row.ThroughputPerS = row.Size.ThroughputPerS
 	if v := row.Size.CPUPerWall; v != nil {
-		row.CPUPerWall = *v
+		row.CPUPerWall = ptr(*v)
 		row.CPUSeconds = *v * row.Size.HeldS
 	}
 	row.ProbeP99MS = row.Size.ProbeP99MS

@@ -48,7 +48,7 @@ func TestTableAndJSON(t *testing.T) {
 	v, one := 12.5, 1.0
 	ok := true
 	r := Result{Scenario: "count", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Columns: []string{"batch_wall_ms"}, Rows: []Row{
-		{Workers: 1, ThroughputPerS: 16, Extra: map[string]*float64{"batch_wall_ms": &v}, CPUSeconds: 5, CPUPerWall: 1, AnswerOK: &ok, Balanced: true,
+		{Workers: 1, ThroughputPerS: 16, Extra: map[string]*float64{"batch_wall_ms": &v}, CPUSeconds: 5, CPUPerWall: &one, AnswerOK: &ok, Balanced: true,
 			Size: session.SizeJSON{Workers: 1, HeldS: 5, ThroughputPerS: 16, HeadlineP99MS: &v, CPUPerWall: &one}},
 		{Workers: 2, ThroughputPerS: 30, Balanced: false, Size: session.SizeJSON{Workers: 2, HeldS: 5, ThroughputPerS: 30}},
 	}}
