@@ -78,9 +78,11 @@ type target struct {
 	heldAt  time.Time // zero: no Mark yet, nothing held
 	heldEnd time.Time // zero: the hold runs on (EndHold)
 	heldDue int64     // requests sent by EndHold: those Held waits for
-	// endedAll is every result filed; endedBelow those of the requests
-	// sent by EndHold (Seq < heldDue) once it has run: WaitHeld's count.
+	// endedAll is every result filed, seqs the largest Seq filed plus
+	// one; endedBelow those of the requests sent by EndHold (Seq <
+	// heldDue) once it has run: WaitHeld's count.
 	endedAll, endedBelow int64
+	seqs                 uint64
 	heldLat              *hist.Exact
 	heldErr              int64
 	// bySize is the latency of the requests due while each pool size was
@@ -188,6 +190,7 @@ func (tg *target) hold(seq uint64, due, end time.Time, failed bool) {
 	tg.heldMu.Lock()
 	defer tg.heldMu.Unlock()
 	tg.endedAll++
+	tg.seqs = max(tg.seqs, seq+1)
 	if !tg.heldEnd.IsZero() && seq < uint64(tg.heldDue) {
 		tg.endedBelow++
 	}
@@ -287,9 +290,10 @@ func (l *Load) EndHold() {
 	now := time.Now()
 	for _, tg := range l.targets {
 		tg.heldMu.Lock()
-		// Every result filed so far was of a request sent by now: Seq
-		// below sent, which only grows.
-		tg.heldEnd, tg.heldDue, tg.endedBelow = now, tg.pacer.sent.Load(), tg.endedAll
+		// The requests sent by now: those vegeta's pacer counted, and any
+		// a worker took before the pacer counted it (a result filed with
+		// Seq at sent). Every result filed so far is among them.
+		tg.heldEnd, tg.heldDue, tg.endedBelow = now, max(tg.pacer.sent.Load(), int64(tg.seqs)), tg.endedAll
 		tg.heldMu.Unlock()
 	}
 }

@@ -226,13 +226,16 @@ func TestHeldSinceMark(t *testing.T) {
 	// EndHold: a request due after it is not held; WaitHeld waits for
 	// those sent by it.
 	tg.pacer.sent.Store(12)
+	// Request 12, taken by a worker before the pacer counted it, is
+	// refused at once and filed before EndHold: EndHold counts it sent.
+	tg.record(&vegeta.Result{Seq: 12, Timestamp: due(12), Latency: time.Millisecond, Error: "connection refused"})
 	l.EndHold()
 	tg.record(&vegeta.Result{Seq: 100, Code: 200, Timestamp: time.Now().Add(time.Second), Latency: time.Millisecond})
-	if h := l.Held()[0]; h.Latency.Count != 1 || h.Errors != 1 {
-		t.Errorf("a request due after EndHold: held %+v, want it left out", h)
+	if h := l.Held()[0]; h.Latency.Count != 1 || h.Errors != 2 {
+		t.Errorf("a request due after EndHold: held %+v, want it left out (10 answered; 11, 12 refused)", h)
 	}
-	// Of the 12 sent by EndHold, 9, 10 and 11 have ended; 0..7 end now,
-	// 8 stalls while 101..120, sent after EndHold, end.
+	// Of the 13 sent by EndHold, 9..12 have ended; 0..7 end now, 8
+	// stalls while 101..120, sent after EndHold, end.
 	for seq := range uint64(8) {
 		tg.record(&vegeta.Result{Seq: seq, Code: 200, Timestamp: due(seq), Latency: time.Millisecond})
 	}
