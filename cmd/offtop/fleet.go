@@ -185,15 +185,15 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 	}
 	// Members down at start are dialled again (remote.Later) when at least
 	// one is read; any other failure, or none read, is the first one's line.
-	read := 0
+	read, refused := 0, false
 	for i, e := range errs {
 		if e == nil {
 			read++
 		} else if !errors.Is(e, remote.ErrUnreachable) || clients[i] != nil {
-			read = -len(errs) // refused, or unreachable only for control: exit
+			refused = true // not an agent, refused, or unreachable only for control
 		}
 	}
-	if err := errors.Join(errs...); err != nil && read <= 0 {
+	if err := errors.Join(errs...); err != nil && (read == 0 || refused) {
 		closeAll()
 		for i, e := range errs {
 			if e != nil {
@@ -201,17 +201,21 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 			}
 		}
 	}
-	now := time.Now()
-	for i, e := range errs {
-		if e != nil {
-			fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
-			members[i] = remote.DialLater(fo.list[i], remote.Options{Token: token}, e, now, fleetRedial)
-		}
-	}
 	if !o.headless && !jobctl.IsTerminal(stdout) {
 		closeAll()
 		fmt.Fprintln(stderr, "offtop: stdout is not a terminal; use --headless for JSON Lines")
 		return exitUsage
+	}
+	var check func(*remote.Client) error // the check each member at start had
+	if scriptControls(o.keys) {
+		check = (*remote.Client).CheckControl
+	}
+	now := time.Now()
+	for i, e := range errs {
+		if e != nil {
+			fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
+			members[i] = remote.DialLater(fo.list[i], remote.Options{Token: token}, check, e, now, fleetRedial)
+		}
 	}
 	fo.fleet = fleet.New(fo.list, members)
 	o.session.Scenario = fmt.Sprintf("a fleet of %d", len(fo.list))

@@ -75,9 +75,9 @@ func TestParseFleetRefusals(t *testing.T) {
 
 // TestFleetUnreachableAtStart: a fleet member nothing listens on is
 // shown down and dialled again while another is read (a line on stderr
-// names it, exit 0 at --duration, the live member's lines on stdout); with
-// none read it is refused before the screen: one line naming the first,
-// exit 2.
+// names it, exit 0 at --duration, the live member's lines on stdout);
+// without a terminal and --headless the one line is that; with none read
+// it is refused before the screen: one line naming the first, exit 2.
 func TestFleetUnreachableAtStart(t *testing.T) {
 	a, _ := startService(t, "127.0.0.1:0", "--load", "0")
 	var none []string
@@ -94,6 +94,12 @@ func TestFleetUnreachableAtStart(t *testing.T) {
 	want := "offtop: attach: " + none[0] + ": unreachable: nothing listens on " + none[0] + "; shown down, dialled again every 2s\n"
 	if code != 0 || stderr.String() != want || !strings.Contains(stdout.String(), `"addr":"`+a+`"`) {
 		t.Fatalf("one down: exit %d, stderr %q, stdout %d bytes; want 0, %q and %s's lines", code, stderr.String(), stdout.Len(), want, a)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = runAttach([]string{a, none[0]}, &stdout, &stderr, newCrasher(&stderr)) // stdout no terminal
+	if want := "offtop: stdout is not a terminal; use --headless for JSON Lines\n"; code != exitUsage || stderr.String() != want {
+		t.Fatalf("no terminal, one down: exit %d, stderr %q; want %d and the one line %q", code, stderr.String(), exitUsage, want)
 	}
 	stdout.Reset()
 	stderr.Reset()

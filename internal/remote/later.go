@@ -11,15 +11,18 @@ import (
 )
 
 // Later is a Source for an agent that was unreachable when first dialled
-// (a fleet's member that is down at start): until Dial succeeds its
+// (a fleet's member that is down at start): until a dial succeeds its
 // Snapshot is the Disconnected one, naming the address and, in Notice,
-// why; every retry (Dial, with all its checks) is retry after the last;
-// once one succeeds it reads that Client. Only ErrUnreachable is retried:
-// an address that answers as something else is refused for good, and
-// the Notice says so. Make it with DialLater.
+// why. Each retry, retry after the last one ended, is Dial with all its
+// checks, then the caller's check (the fleet's control check); once both
+// pass it reads that Client. Only ErrUnreachable is retried: an address
+// that answers as something else, or fails the check otherwise, is
+// refused for good, the Notice says so and Samples closes. Make it with
+// DialLater.
 type Later struct {
 	addr    string
 	o       Options
+	check   func(*Client) error
 	samples chan session.Snapshot
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -33,10 +36,12 @@ type Later struct {
 }
 
 // DialLater is Later for addr, first found unreachable with err at since;
-// it dials again every retry (> 0) until one succeeds or Close.
-func DialLater(addr string, o Options, err error, since time.Time, retry time.Duration) *Later {
+// it dials again retry (> 0) after each failure until one succeeds or
+// Close. check, when not nil, runs on each Client dialled before it is
+// read; an error from it fails that dial.
+func DialLater(addr string, o Options, check func(*Client) error, err error, since time.Time, retry time.Duration) *Later {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Later{addr: addr, o: o, samples: make(chan session.Snapshot, 1024), ctx: ctx, cancel: cancel,
+	l := &Later{addr: addr, o: o, check: check, samples: make(chan session.Snapshot, 1024), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), since: since}
 	l.fail(err)
 	go l.run(retry)
@@ -58,7 +63,13 @@ func (l *Later) fail(err error) {
 func (l *Later) run(retry time.Duration) {
 	defer close(l.done)
 	defer close(l.samples)
-	t := time.NewTicker(retry)
+	l.mu.Lock()
+	again := l.again
+	l.mu.Unlock()
+	if !again {
+		return // refused for good at the first dial
+	}
+	t := time.NewTimer(retry)
 	defer t.Stop()
 	var cl *Client
 	for cl == nil {
@@ -67,16 +78,25 @@ func (l *Later) run(retry time.Duration) {
 			return
 		case <-t.C:
 		}
-		l.mu.Lock()
-		again := l.again
-		l.mu.Unlock()
-		if !again {
-			return // refused for good: the Notice stays, Samples closes
+		c, err := DialContext(l.ctx, l.addr, l.o)
+		if err == nil && l.check != nil {
+			if err = l.check(c); err != nil {
+				c.Close()
+			}
 		}
-		c, err := Dial(l.addr, l.o)
 		if err != nil {
+			if l.ctx.Err() != nil {
+				return // Close during the dial
+			}
 			l.fail(err)
 			session.PushNewest(l.samples, l.Snapshot())
+			l.mu.Lock()
+			again := l.again
+			l.mu.Unlock()
+			if !again {
+				return // refused for good: the Notice stays, Samples closes
+			}
+			t.Reset(retry)
 			continue
 		}
 		cl = c
@@ -95,7 +115,8 @@ func (l *Later) run(retry time.Duration) {
 }
 
 // Samples is the Client's samples once one is read; before, a
-// Disconnected Snapshot after each failed retry.
+// Disconnected Snapshot after each failed retry. It closes at Close, or
+// after a refusal for good.
 func (l *Later) Samples() <-chan session.Snapshot { return l.samples }
 
 // Snapshot is the Client's newest once one is read; before, the

@@ -124,7 +124,12 @@ type program struct {
 // Dial checks that addr is an agent of this schema, opens its stream and
 // returns a Client reading it. Errors name the cause (ErrAddress,
 // ErrUnreachable, ErrNotAgent, ErrSchema).
-func Dial(addr string, o Options) (*Client, error) {
+func Dial(addr string, o Options) (*Client, error) { return DialContext(context.Background(), addr, o) }
+
+// DialContext is Dial bounded by ctx as well: ctx ending stops the dial
+// (an error), and later ends the Client's reading as Close does (Samples
+// closes; Close must still be called).
+func DialContext(ctx context.Context, addr string, o Options) (*Client, error) {
 	base, err := BaseURL(addr)
 	if err != nil {
 		return nil, err
@@ -142,7 +147,7 @@ func Dial(addr string, o Options) (*Client, error) {
 	}
 	c := &Client{base: base, addr: addr, hc: hc, ctl: ctl, token0: o.Token, dir: dir,
 		samples: make(chan session.Snapshot, 1024), actions: make(chan posted, 64)}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	st, err := c.connect()
 	if err != nil {
 		c.cancel()
