@@ -34,6 +34,8 @@ type viewState struct {
 	detail  bool
 	errLine string
 	route   string // attached: the route the e key chose ("": the Snapshot's)
+	// routeAuto: route is the busiest when first seen, not the e key's.
+	routeAuto bool
 }
 
 // Render formats s for a screen of width x height cells: at most height

@@ -158,14 +158,23 @@ func (m Model) applyCmd(a session.Action) tea.Cmd {
 	}
 }
 
-// take keeps s if it is newer than the model's sample, and fixes the
-// featured route at the first that has one when none was chosen.
+// take keeps s if it is newer than the model's sample. With no route
+// named (no --route, no --load) it keeps featuring the busiest route it
+// first saw, while the program has it: only e moves it.
 func (m *Model) take(s sample) {
 	if s.seq > m.seq {
 		m.snap, m.seq = s.snap, s.seq
 	}
-	if m.view.route == "" && m.snap.Route == "" {
-		m.view.route = featuredRoute(m.snap) // the busiest stays featured once picked: only e moves it
+	if m.snap.Route != "" || m.snap.LoadClient != nil {
+		return // named: the Snapshot's, or the load's first target
+	}
+	if _, ok := routeOf(m.snap.Endpoints, m.view.route); m.view.routeAuto && !ok {
+		m.view.route, m.view.routeAuto = "", false // gone (another program): pick again
+	}
+	if m.view.route == "" {
+		if r := featuredRoute(m.snap); r != "" {
+			m.view.route, m.view.routeAuto = r, true
+		}
 	}
 }
 
@@ -225,7 +234,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case d.use == useDetail:
 			m.view.detail = !m.view.detail
 		case d.use == useRoute:
-			m.view.route = nextRoute(m.snap, m.view.route)
+			m.view.route, m.view.routeAuto = nextRoute(m.snap, m.view.route), false
 		case d.use == useQuit:
 			return m, tea.Quit
 		case d.use == useAction:

@@ -131,3 +131,43 @@ func TestBusiestRouteStaysFeatured(t *testing.T) {
 		t.Errorf("after e featured %q, want /ping (next after /fib)", got)
 	}
 }
+
+// TestLoadTargetFeaturedOnceSeen: under --load, a first sample before the
+// load's target has a route features the busiest for now, and the target
+// once the program has its route (nothing pinned under a load).
+func TestLoadTargetFeaturedOnceSeen(t *testing.T) {
+	f := newFake()
+	s := attachedUnderLoad()
+	s.Endpoints = s.Endpoints[:1] // /fib only: /ping not requested yet
+	s.LoadClient.Targets[0].Route = ""
+	f.snap = s
+	m := New(f)
+	next, _ := m.Update(m.Init()())
+	m = next.(Model)
+	next, _ = m.Update(sampleMsg{sample{snap: attachedUnderLoad(), seq: m.seq + 1}})
+	m = next.(Model)
+	out := ansi.Strip(m.View().Content)
+	if i := strings.Index(out, "▶ "); i < 0 || strings.Fields(out[i:])[1] != "/ping" {
+		t.Errorf("once /ping is seen the headline is %q, want /ping (the load's first target)", out[max(i, 0):min(max(i, 0)+40, len(out))])
+	}
+}
+
+// TestFeaturedRouteGoneIsPickedAgain: a busiest route the program no
+// longer has (another process on the address) is not kept: the new
+// busiest is featured.
+func TestFeaturedRouteGoneIsPickedAgain(t *testing.T) {
+	f := newFake()
+	s := attachedUnderLoad()
+	s.LoadClient = nil
+	f.snap = s
+	m := New(f)
+	next, _ := m.Update(m.Init()())
+	m = next.(Model)
+	s.Endpoints = []session.Endpoint{{Route: "/items", RatePerS: 5, Latency: hist.Summary{P99: time.Millisecond, Count: 10}}}
+	next, _ = m.Update(sampleMsg{sample{snap: s, seq: m.seq + 1}})
+	m = next.(Model)
+	out := ansi.Strip(m.View().Content)
+	if i := strings.Index(out, "▶ "); i < 0 || strings.Fields(out[i:])[1] != "/items" {
+		t.Errorf("after /fib went, headline %q, want /items", out[max(i, 0):min(max(i, 0)+40, len(out))])
+	}
+}
