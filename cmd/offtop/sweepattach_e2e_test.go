@@ -112,12 +112,9 @@ func TestSweepAttachJSON(t *testing.T) {
 	}
 }
 
-// TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
-// holds a size sets the program's pool back to its size before, and
 // TestSweepAttachJSONPoolIdle: a load that gives the pool nothing (only
-// /ping) leaves CPU/wall unknown at each size: the JSON says null there,
-// and the sweep still writes it (it once failed: "json: unsupported
-// value: NaN").
+// /ping) leaves CPU/wall unknown at each size: the JSON has null there,
+// and a p99 for /ping.
 func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	bin := buildBinary(t)
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "2")
@@ -137,12 +134,14 @@ func TestSweepAttachJSONPoolIdle(t *testing.T) {
 		t.Fatalf("rows %d, want 2: %s", len(res.Rows), out)
 	}
 	for _, r := range res.Rows {
-		if r.Size.HeadlineP99MS == nil {
-			t.Errorf("%d workers: no /ping p99", r.Workers)
+		if r.Size.HeadlineP99MS == nil || r.CPUPerWall != nil || r.Size.CPUPerWall != nil {
+			t.Errorf("%d workers: /ping p99 %v, CPU/wall %v and %v: want a p99 and CPU/wall null", r.Workers, r.Size.HeadlineP99MS, r.CPUPerWall, r.Size.CPUPerWall)
 		}
 	}
 }
 
+// TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
+// holds a size sets the program's pool back to its size before, and
 // exits 130.
 func TestSweepAttachRestoresOnSIGINT(t *testing.T) {
 	bin := buildBinary(t)
