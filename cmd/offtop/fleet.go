@@ -146,8 +146,9 @@ func agentKey(addr string) string {
 	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port) + u.EscapedPath()
 }
 
-// fleetRedial is how often a fleet dials a member that was down at start.
-const fleetRedial = 2 * time.Second
+// fleetRedial is how often a fleet dials a member that was down at start:
+// as often as a Client reconnects.
+const fleetRedial = remote.RetryEvery
 
 // runFleet is `offtop attach` with more than one ADDR: every agent dialled
 // at once, then the fleet screen or --headless. A member unreachable at
@@ -184,22 +185,24 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 		}
 	}
 	// Members down at start are dialled again (remote.Later) when at least
-	// one is read; any other failure, or none read, is the first one's line.
-	read, refused := 0, false
+	// one is read. A refusal (not an agent, refused, or unreachable only
+	// for control), or none read, is one line: the first refusal's, else
+	// the first member's down.
+	refuses := func(i int) bool {
+		return errs[i] != nil && (!errors.Is(errs[i], remote.ErrUnreachable) || clients[i] != nil)
+	}
+	read, first := 0, -1
 	for i, e := range errs {
-		if e == nil {
+		switch {
+		case e == nil:
 			read++
-		} else if !errors.Is(e, remote.ErrUnreachable) || clients[i] != nil {
-			refused = true // not an agent, refused, or unreachable only for control
+		case refuses(i) && (first < 0 || !refuses(first)), first < 0:
+			first = i
 		}
 	}
-	if err := errors.Join(errs...); err != nil && (read == 0 || refused) {
+	if first >= 0 && (read == 0 || refuses(first)) {
 		closeAll()
-		for i, e := range errs {
-			if e != nil {
-				return exitCode(usagef("attach: %s: %v", fo.list[i], e), stderr)
-			}
-		}
+		return exitCode(usagef("attach: %s: %v", fo.list[first], errs[first]), stderr)
 	}
 	if !o.headless && !jobctl.IsTerminal(stdout) {
 		closeAll()
@@ -213,7 +216,9 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 	now := time.Now()
 	for i, e := range errs {
 		if e != nil {
-			fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
+			if !o.headless { // headless: the run's disconnected notes say it
+				fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
+			}
 			members[i] = remote.DialLater(fo.list[i], remote.Options{Token: token}, check, e, now, fleetRedial)
 		}
 	}

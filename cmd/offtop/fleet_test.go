@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,8 +76,9 @@ func TestParseFleetRefusals(t *testing.T) {
 }
 
 // TestFleetUnreachableAtStart: a fleet member nothing listens on is
-// shown down and dialled again while another is read (a line on stderr
-// names it, exit 0 at --duration, the live member's lines on stdout);
+// shown down and dialled again while another is read (--headless: one
+// disconnected line on stderr names it, exit 0 at --duration, the live
+// member's lines on stdout);
 // without a terminal and --headless the one line is that; with none read
 // it is refused before the screen: one line naming the first, exit 2.
 func TestFleetUnreachableAtStart(t *testing.T) {
@@ -91,8 +94,9 @@ func TestFleetUnreachableAtStart(t *testing.T) {
 	}
 	var stdout, stderr strings.Builder
 	code := runAttach([]string{a, none[0], "--headless", "--duration", "1s"}, &stdout, &stderr, newCrasher(&stderr))
-	want := "offtop: attach: " + none[0] + ": unreachable: nothing listens on " + none[0] + "; shown down, dialled again every 2s\n"
-	if code != 0 || stderr.String() != want || !strings.Contains(stdout.String(), `"addr":"`+a+`"`) {
+	want := "offtop: disconnected from " + none[0] + " at "
+	if code != 0 || !strings.HasPrefix(stderr.String(), want) || !strings.HasSuffix(stderr.String(), "; reconnecting every 500ms\n") ||
+		strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stdout.String(), `"addr":"`+a+`"`) {
 		t.Fatalf("one down: exit %d, stderr %q, stdout %d bytes; want 0, %q and %s's lines", code, stderr.String(), stdout.Len(), want, a)
 	}
 	stdout.Reset()
@@ -100,6 +104,15 @@ func TestFleetUnreachableAtStart(t *testing.T) {
 	code = runAttach([]string{a, none[0]}, &stdout, &stderr, newCrasher(&stderr)) // stdout no terminal
 	if want := "offtop: stdout is not a terminal; use --headless for JSON Lines\n"; code != exitUsage || stderr.String() != want {
 		t.Fatalf("no terminal, one down: exit %d, stderr %q; want %d and the one line %q", code, stderr.String(), exitUsage, want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	web := httptest.NewServer(http.NotFoundHandler()) // answers, and is no agent
+	defer web.Close()
+	other := strings.TrimPrefix(web.URL, "http://")
+	code = runAttach([]string{a, none[0], other, "--headless"}, &stdout, &stderr, newCrasher(&stderr))
+	if out := stderr.String(); code != exitUsage || !strings.HasPrefix(out, "offtop: attach: "+other+": ") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("a non-agent beside a down member: exit %d, stderr %q; want %d and one line naming %s", code, out, exitUsage, other)
 	}
 	stdout.Reset()
 	stderr.Reset()

@@ -12,12 +12,11 @@ import (
 
 // Later is a Source for an agent that was unreachable when first dialled
 // (a fleet's member that is down at start): until a dial succeeds its
-// Snapshot is the Disconnected one, naming the address and, in Notice,
-// why. Each retry, retry after the last one ended, is Dial with all its
+// Snapshot is the Disconnected one, naming the address and why. Each retry, retry after the last one ended, is Dial with all its
 // checks, then the caller's check (the fleet's control check); once both
 // pass it reads that Client. Only ErrUnreachable is retried: an address
 // that answers as something else, or fails the check otherwise, is
-// refused for good, the Notice says so and Samples closes. Make it with
+// refused for good, its Notice says so and Samples closes. Make it with
 // DialLater.
 type Later struct {
 	addr    string
@@ -28,11 +27,11 @@ type Later struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 
-	mu     sync.Mutex // guards the fields below
-	cl     *Client    // nil until a Dial succeeds
-	since  time.Time  // the first failed Dial
-	notice string     // why it is not read
-	again  bool       // the last failure is one to dial again for
+	mu    sync.Mutex // guards the fields below
+	cl    *Client    // nil until a Dial succeeds
+	since time.Time  // the first failed Dial
+	why   string     // the last dial's error
+	again bool       // the last failure is one to dial again for
 }
 
 // DialLater is Later for addr, first found unreachable with err at since;
@@ -52,12 +51,7 @@ func DialLater(addr string, o Options, check func(*Client) error, err error, sin
 func (l *Later) fail(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.again = errors.Is(err, ErrUnreachable)
-	if l.again {
-		l.notice = fmt.Sprintf("%v; dialled again", err)
-	} else {
-		l.notice = fmt.Sprintf("%v; not dialled again", err)
-	}
+	l.again, l.why = errors.Is(err, ErrUnreachable), err.Error()
 }
 
 func (l *Later) run(retry time.Duration) {
@@ -121,7 +115,8 @@ func (l *Later) Samples() <-chan session.Snapshot { return l.samples }
 
 // Snapshot is the Client's newest once one is read; before, the
 // Disconnected Snapshot: Remote the address, Disconnected the first
-// failed Dial, Notice why.
+// failed Dial, Retry the last dial's error, and Notice, once refused for
+// good, that it is not dialled again.
 func (l *Later) Snapshot() session.Snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -129,20 +124,23 @@ func (l *Later) Snapshot() session.Snapshot {
 		return l.cl.Snapshot()
 	}
 	var s session.Snapshot
-	s.Remote, s.Disconnected, s.Notice = l.addr, l.since, l.notice
+	s.Remote, s.Disconnected, s.Retry = l.addr, l.since, l.why
+	if !l.again {
+		s.Notice = fmt.Sprintf("%s: %s; not dialled again", l.addr, l.why)
+	}
 	return s
 }
 
 // Post is the Client's once one is read; before, ErrUnreachable.
 func (l *Later) Post(a session.Action) <-chan error {
 	l.mu.Lock()
-	cl, why := l.cl, l.notice
+	cl := l.cl
 	l.mu.Unlock()
 	if cl != nil {
 		return cl.Post(a)
 	}
 	res := make(chan error, 1)
-	res <- fmt.Errorf("%w: %s: not read yet (%s)", ErrUnreachable, l.addr, why)
+	res <- fmt.Errorf("%w: %s: not read yet", ErrUnreachable, l.addr)
 	return res
 }
 

@@ -31,8 +31,8 @@ func TestLaterReadsTheAgentOnceItComes(t *testing.T) {
 	l := DialLater(addr, Options{TokenDir: dir}, nil, first, since, 20*time.Millisecond)
 	defer l.Close()
 	s := l.Snapshot()
-	if s.Remote != addr || !s.Disconnected.Equal(since) || !strings.Contains(s.Notice, "unreachable") || !strings.Contains(s.Notice, "dialled again") {
-		t.Fatalf("before the agent: remote %q, disconnected %v, notice %q", s.Remote, s.Disconnected, s.Notice)
+	if s.Remote != addr || !s.Disconnected.Equal(since) || !strings.Contains(s.Retry, "unreachable") || s.Notice != "" {
+		t.Fatalf("before the agent: remote %q, disconnected %v, retry %q, notice %q: want the address, the first dial, why, no notice", s.Remote, s.Disconnected, s.Retry, s.Notice)
 	}
 	if err := <-l.Post(session.Action{Kind: session.SetWorkers, N: 2}); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("Post before the agent: %v, want ErrUnreachable", err)
@@ -52,7 +52,7 @@ func TestLaterReadsTheAgentOnceItComes(t *testing.T) {
 			}
 			live = snap.Disconnected.IsZero() && snap.Scenario == "svc"
 		case <-deadline:
-			t.Fatalf("the agent at %s not read in 20s: %q", addr, l.Snapshot().Notice)
+			t.Fatalf("the agent at %s not read in 20s: %q", addr, l.Snapshot().Retry)
 		}
 	}
 	if err := <-l.Post(session.Action{Kind: session.SetWorkers, N: 2}); err != nil {

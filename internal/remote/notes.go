@@ -30,11 +30,14 @@ type Notes struct {
 func (l *Notes) Skip(s session.Snapshot) bool {
 	switch {
 	case !s.Disconnected.IsZero():
-		if !l.down {
+		switch {
+		case s.Notice != "" && s.Notice != l.notice: // given up on: no reconnecting
+			fmt.Fprintf(l.W, "offtop: %s\n", s.Notice)
+		case !l.down && s.Notice == "":
 			fmt.Fprintf(l.W, "offtop: disconnected from %s at %s; reconnecting every %v\n",
 				s.Remote, s.Disconnected.Format("15:04:05"), RetryEvery)
 		}
-		l.down = true
+		l.down, l.notice = true, s.Notice
 		return true
 	case l.down && len(s.Earlier) > l.earlier:
 		e := s.Earlier[len(s.Earlier)-1]

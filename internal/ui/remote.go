@@ -8,14 +8,22 @@ import (
 
 // disconnectedBody is the body while an attached program is gone
 // (s.Disconnected set): when the link broke, and that offtop is trying
-// again. No figure is shown: none is live.
+// again (or s.Notice: why it is not). No figure is shown: none is live.
 func disconnectedBody(s session.Snapshot, w, h int) []string {
+	what := fmt.Sprintf("the program (%s) stopped answering: no figures until it is back.", s.Scenario)
+	if s.Scenario == "" { // never read: a fleet's member down from the start
+		what = "nothing has answered there yet: no figures until a program does."
+	}
+	again := "offtop reconnects when it is back on the same address."
+	if s.Notice != "" {
+		again = s.Notice // given up on
+	}
 	lines := []string{
 		"",
 		theme.Err.Render(fmt.Sprintf("%s disconnected from %s at %s", markHot, s.Remote, s.Disconnected.Format("15:04:05"))),
 		"",
-		fmt.Sprintf("the program (%s) stopped answering: no figures until it is back.", s.Scenario),
-		"offtop reconnects when it is back on the same address.",
+		what,
+		again,
 	}
 	if s.Retry != "" {
 		lines = append(lines, "", theme.Faint.Render("last try: "+s.Retry))

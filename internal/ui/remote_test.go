@@ -174,3 +174,19 @@ func TestNoticeShown(t *testing.T) {
 		t.Errorf("%d lines, want 30", n)
 	}
 }
+
+// TestDisconnectedPageOfAMemberNeverRead: a member down from the start
+// names no program, and one given up on says so instead of "reconnects".
+func TestDisconnectedPageOfAMemberNeverRead(t *testing.T) {
+	var s session.Snapshot
+	s.Remote, s.Disconnected = "127.0.0.1:7070", time.Now()
+	out := strings.Join(disconnectedBody(s, 100, 30), "\n")
+	if strings.Contains(out, "()") || !strings.Contains(out, "nothing has answered there yet") || !strings.Contains(out, "reconnects") {
+		t.Errorf("never read:\n%s", out)
+	}
+	s.Notice = "127.0.0.1:7070: not an offtop agent; not dialled again"
+	out = strings.Join(disconnectedBody(s, 100, 30), "\n")
+	if strings.Contains(out, "reconnects") || !strings.Contains(out, "not dialled again") {
+		t.Errorf("given up on:\n%s", out)
+	}
+}
