@@ -28,6 +28,7 @@ type liveSearch struct {
 	mu      sync.Mutex
 	st      session.Search    // Scenario "": none has run
 	rows    []session.SizeRow // the search's measured rows, none current
+	pid     int               // the program searched (its agent's pid; 0 unknown)
 	holdEnd time.Time         // the current hold's end, for Left
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the search's goroutine ends
@@ -97,7 +98,7 @@ func (l *liveSearch) start(s *loadSource) {
 	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, MaxPasses: session.SearchMinPasses,
 		Hold: session.Seconds(hold), OthersMaxCPUs: -1, Spread: make([][]float64, len(sizes))}
 	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
-	l.rows = nil
+	l.rows, l.pid = nil, snap.PID
 	l.mu.Unlock()
 	holds := 0
 	att := &Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
@@ -182,6 +183,22 @@ func (l *liveSearch) forget() {
 	l.mu.Lock()
 	l.rows = nil
 	l.mu.Unlock()
+}
+
+// program drops the search's rows and state when pid is another program
+// than the one searched (a process replaced on the address): they are the
+// earlier one's, which the Snapshot keeps apart. A search under way goes
+// on (its next hold fails or reads the new program).
+func (l *liveSearch) program(pid int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if pid == 0 || l.pid == 0 || pid == l.pid {
+		return
+	}
+	l.rows, l.pid = nil, pid
+	if l.cancel == nil {
+		l.st = session.Search{}
+	}
 }
 
 // withRows is rows with the search's rows added that rows lacks (the

@@ -76,6 +76,7 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 		return snap
 	}
 	if snap.Disconnected.IsZero() {
+		s.search.program(snap.PID)
 		s.mu.Lock()
 		if snap.Workers != s.workers {
 			s.workers = snap.Workers

@@ -81,3 +81,27 @@ func TestAttachedSweepRefusesADisconnectedProgram(t *testing.T) {
 		t.Errorf("err %v, %d actions posted: want ErrGone and none", err, posted)
 	}
 }
+
+// TestSearchRowsStayWithTheirProgram: the live search's rows show in the
+// program's Snapshots, and not in those of another process on the same
+// address (they are the earlier program's).
+func TestSearchRowsStayWithTheirProgram(t *testing.T) {
+	l, err := load.Start(load.Options{Base: "http://127.0.0.1:1", Spec: load.Spec{{Path: "/ping", Rate: 1}}, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	s := &loadSource{Source: chanSource{make(chan session.Snapshot)}, load: l, workers: -1}
+	s.search.pid = 100
+	s.search.st = session.Search{Scenario: "service", Sizes: []int{1, 2}}
+	s.search.keepRow(session.SizeRow{Scenario: "service", Workers: 1, Held: time.Second})
+	var snap session.Snapshot
+	snap.Scenario, snap.PID = "service", 100
+	if got := s.fill(snap); len(got.Sizes) != 1 || got.Search.Scenario == "" {
+		t.Fatalf("pid 100: %d rows, search %q: want the search's row and state", len(got.Sizes), got.Search.Scenario)
+	}
+	snap.PID = 200
+	if got := s.fill(snap); len(got.Sizes) != 0 || got.Search.Scenario != "" {
+		t.Errorf("pid 200: %d rows, search %q: want none of pid 100's", len(got.Sizes), got.Search.Scenario)
+	}
+}
