@@ -152,10 +152,9 @@ const fleetRedial = remote.RetryEvery
 
 // runFleet is `offtop attach` with more than one ADDR: every agent dialled
 // at once, then the fleet screen or --headless. A member unreachable at
-// start is shown down and dialled again (a line on stderr says so) while
-// another is read; an agent that answers but cannot be read (not an
-// agent, refused), or none read, is one line naming it and its cause,
-// exit 2.
+// start is shown down and dialled again while another is read; one that
+// answers but cannot be read (not an agent, refused), or none read, is
+// one line naming the first that refuses and its cause, exit 2.
 func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) int {
 	fo := o.attach.fleet
 	clients := make([]*remote.Client, len(fo.list))
@@ -215,10 +214,7 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 	}
 	now := time.Now()
 	for i, e := range errs {
-		if e != nil {
-			if !o.headless { // headless: the run's disconnected notes say it
-				fmt.Fprintf(stderr, "offtop: attach: %s: %v; shown down, dialled again every %v\n", fo.list[i], e, fleetRedial)
-			}
+		if e != nil { // its row says so (headless: the run's disconnected notes)
 			members[i] = remote.DialLater(fo.list[i], remote.Options{Token: token}, check, e, now, fleetRedial)
 		}
 	}
