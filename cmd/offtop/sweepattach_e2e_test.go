@@ -72,6 +72,23 @@ func runRefused(bin string, args ...string) (code int, stderr []string, stdout i
 	return code, strings.Split(strings.TrimSpace(errs.String()), "\n"), out.Len()
 }
 
+// sweepJSON runs `bin sweep ARGS --json`, which must exit 0, and reads
+// its result; out is the JSON as written.
+func sweepJSON(t *testing.T, bin string, args ...string) (res sweep.Result, out []byte) {
+	t.Helper()
+	cmd := exec.Command(bin, append(append([]string{"sweep"}, args...), "--json")...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return res, out
+}
+
 // TestSweepAttachJSON: a sweep of the example under --load has a row per
 // size, each from its own hold (the agent's row of that size, the
 // client's p99 of the route target), picks a size, and sets the pool
@@ -79,18 +96,8 @@ func runRefused(bin string, args ...string) (code int, stderr []string, stdout i
 func TestSweepAttachJSON(t *testing.T) {
 	bin := buildBinary(t)
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
-	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/fib?n=22=20/s,/ping=20/s", "--route", "/ping",
-		"--workers", "1,2", "--duration", "1s", "--repeat", "1", "--json")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var res sweep.Result
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	res, out := sweepJSON(t, bin, "--attach", addr, "--load", "/fib?n=22=20/s,/ping=20/s", "--route", "/ping",
+		"--workers", "1,2", "--duration", "1s", "--repeat", "1")
 	if res.Scenario != "service" || len(res.Rows) != 2 || res.Attach == nil || res.Fit == nil {
 		t.Fatalf("result %s: want the service's 2 rows, attach and fit", out)
 	}
@@ -118,18 +125,8 @@ func TestSweepAttachJSON(t *testing.T) {
 func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	bin := buildBinary(t)
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "2")
-	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s",
-		"--workers", "0,1", "--duration", "1s", "--repeat", "2", "--json")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var res sweep.Result
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	res, out := sweepJSON(t, bin, "--attach", addr, "--load", "/ping=20/s",
+		"--workers", "0,1", "--duration", "1s", "--repeat", "2")
 	if len(res.Rows) != 2 {
 		t.Fatalf("rows %d, want 2: %s", len(res.Rows), out)
 	}

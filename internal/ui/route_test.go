@@ -97,37 +97,50 @@ func TestSizesShowRouteColumns(t *testing.T) {
 	}
 }
 
+// featuredModel is a model whose first sample is s.
+func featuredModel(s session.Snapshot) Model {
+	f := newFake()
+	f.snap = s
+	m := New(f)
+	next, _ := m.Update(m.Init()())
+	return next.(Model)
+}
+
+// resample is m after a newer sample s.
+func resample(m Model, s session.Snapshot) Model {
+	next, _ := m.Update(sampleMsg{sample{snap: s, seq: m.seq + 1}})
+	return next.(Model)
+}
+
+// featured is the route m's headline features.
+func featured(t *testing.T, m Model) string {
+	t.Helper()
+	out := ansi.Strip(m.View().Content)
+	i := strings.Index(out, "▶ ")
+	if i < 0 {
+		t.Fatalf("no headline:\n%s", out)
+	}
+	return strings.Fields(out[i:])[1]
+}
+
 // TestBusiestRouteStaysFeatured: with no --route and no load, the
 // busiest route at the first sample stays the headline when another
 // becomes busier; only e moves it.
 func TestBusiestRouteStaysFeatured(t *testing.T) {
-	f := newFake()
 	s := attachedUnderLoad()
 	s.LoadClient = nil
-	f.snap = s
-	m := New(f)
-	next, _ := m.Update(m.Init()())
-	m = next.(Model)
-	featured := func() string {
-		out := ansi.Strip(m.View().Content)
-		i := strings.Index(out, "▶ ")
-		if i < 0 {
-			t.Fatalf("no headline:\n%s", out)
-		}
-		return strings.Fields(out[i:])[1]
-	}
-	if got := featured(); got != "/fib" {
+	m := featuredModel(s)
+	if got := featured(t, m); got != "/fib" {
 		t.Fatalf("featured %q at first, want /fib (the busiest)", got)
 	}
 	s.Endpoints = append([]session.Endpoint(nil), s.Endpoints...)
 	s.Endpoints[1].RatePerS = 400 // /ping now the busiest
-	next, _ = m.Update(sampleMsg{sample{snap: s, seq: m.seq + 1}})
-	m = next.(Model)
-	if got := featured(); got != "/fib" {
+	m = resample(m, s)
+	if got := featured(t, m); got != "/fib" {
 		t.Errorf("featured %q once /ping is busier, want /fib still", got)
 	}
 	m, _ = press(t, m, "e")
-	if got := featured(); got != "/ping" {
+	if got := featured(t, m); got != "/ping" {
 		t.Errorf("after e featured %q, want /ping (next after /fib)", got)
 	}
 }
@@ -136,19 +149,12 @@ func TestBusiestRouteStaysFeatured(t *testing.T) {
 // load's target has a route features the busiest for now, and the target
 // once the program has its route (nothing pinned under a load).
 func TestLoadTargetFeaturedOnceSeen(t *testing.T) {
-	f := newFake()
 	s := attachedUnderLoad()
 	s.Endpoints = s.Endpoints[:1] // /fib only: /ping not requested yet
 	s.LoadClient.Targets[0].Route = ""
-	f.snap = s
-	m := New(f)
-	next, _ := m.Update(m.Init()())
-	m = next.(Model)
-	next, _ = m.Update(sampleMsg{sample{snap: attachedUnderLoad(), seq: m.seq + 1}})
-	m = next.(Model)
-	out := ansi.Strip(m.View().Content)
-	if i := strings.Index(out, "▶ "); i < 0 || strings.Fields(out[i:])[1] != "/ping" {
-		t.Errorf("once /ping is seen the headline is %q, want /ping (the load's first target)", out[max(i, 0):min(max(i, 0)+40, len(out))])
+	m := resample(featuredModel(s), attachedUnderLoad())
+	if got := featured(t, m); got != "/ping" {
+		t.Errorf("once /ping is seen the headline features %q, want /ping (the load's first target)", got)
 	}
 }
 
@@ -156,18 +162,11 @@ func TestLoadTargetFeaturedOnceSeen(t *testing.T) {
 // longer has (another process on the address) is not kept: the new
 // busiest is featured.
 func TestFeaturedRouteGoneIsPickedAgain(t *testing.T) {
-	f := newFake()
 	s := attachedUnderLoad()
 	s.LoadClient = nil
-	f.snap = s
-	m := New(f)
-	next, _ := m.Update(m.Init()())
-	m = next.(Model)
+	m := featuredModel(s)
 	s.Endpoints = []session.Endpoint{{Route: "/items", RatePerS: 5, Latency: hist.Summary{P99: time.Millisecond, Count: 10}}}
-	next, _ = m.Update(sampleMsg{sample{snap: s, seq: m.seq + 1}})
-	m = next.(Model)
-	out := ansi.Strip(m.View().Content)
-	if i := strings.Index(out, "▶ "); i < 0 || strings.Fields(out[i:])[1] != "/items" {
-		t.Errorf("after /fib went, headline %q, want /items", out[max(i, 0):min(max(i, 0)+40, len(out))])
+	if got := featured(t, resample(m, s)); got != "/items" {
+		t.Errorf("after /fib went, the headline features %q, want /items", got)
 	}
 }
