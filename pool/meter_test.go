@@ -36,10 +36,19 @@ func TestMeterAccountsAForeignPool(t *testing.T) {
 	cp := newChanPool(2)
 	m := pool.NewMeter(pool.MeterOptions{Size: func() int { return 2 }})
 	var wg sync.WaitGroup
+	// Tasks 0 and 1 wait for each other, so both places are busy at
+	// once whatever the scheduler does (one goroutine may otherwise run
+	// all 20 tasks, and place 1 is never used).
+	var both sync.WaitGroup
+	both.Add(2)
 	for i := range 20 {
 		wg.Add(1)
 		cp.tasks <- m.Wrap(func() {
 			defer wg.Done()
+			if i < 2 {
+				both.Done()
+				both.Wait()
+			}
 			if i == 7 {
 				panic("task 7")
 			}

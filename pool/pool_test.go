@@ -1168,19 +1168,39 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 	// 20 ms, well past shortRun.
 	clk := clock.NewFake(time.Now())
 	p := newPool(t, Options{Size: 1, Now: clk.Now})
-	clocked := func() int64 {
+	acct := func() *runAcct {
 		p.mu.Lock()
-		w := p.slots[0]
-		p.mu.Unlock()
-		w.runAcct.mu.Lock()
-		defer w.runAcct.mu.Unlock()
-		return w.clockedRuns
+		defer p.mu.Unlock()
+		return p.slots[0].runAcct
 	}
-	const n = 200
-	for range n {
+	clocked := func() int64 {
+		a := acct()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.clockedRuns
+	}
+	// idle waits until the worker has ended its run: a task's report
+	// comes before the worker looks for its next task, so a task
+	// submitted right after another's report may join that one's run.
+	idle := func() {
+		t.Helper()
+		a := acct()
+		testkit.WaitFor(t, "end of the worker's run", 0, func() bool {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return !a.inRun
+		})
+	}
+	do := func() {
+		t.Helper()
 		if err := p.Do(func() {}); err != nil {
 			t.Fatal(err)
 		}
+		idle()
+	}
+	const n = 200
+	for range n {
+		do()
 	}
 	if c := clocked(); c != shortStreak {
 		t.Errorf("%d of %d trivial runs clocked, want the first %d", c, n, shortStreak)
@@ -1199,6 +1219,7 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 		w := p.Stats().Workers[0]
 		close(release)
 		recv(t, "done", done)
+		idle()
 		return w.Busy - w0.Busy, w.OnCPU - w0.OnCPU
 	}
 	block() // long: the next shortStreak runs are clocked, whatever this one was
@@ -1213,9 +1234,7 @@ func TestShortRunsAreNotClocked(t *testing.T) {
 	// Short and blocked runs alternating: no streak forms, every blocked
 	// run is clocked and read off-CPU.
 	for range 3 {
-		if err := p.Do(func() {}); err != nil {
-			t.Fatal(err)
-		}
+		do()
 		if busy, onCPU := block(); onCPU > busy/2 {
 			t.Errorf("blocked task after one short run: on CPU %v of busy %v", onCPU, busy)
 		}
