@@ -14,11 +14,14 @@ import (
 // back to a size adds to its row). Its histograms are its own, exact HDR,
 // so "p99 at 1 worker" is measured, never inferred from a sliding window.
 //
-// Observations are filed under the row in force when they began (a ping
-// sent at 0 workers and answered after the switch to 1 belongs to 0). After
-// a change, the Loop first runs what was queued on it before the change
-// (an inline task of the size before); observations that begin before it
-// has are counted in Unsettled and recorded in no row. While the load is
+// Observations are filed under the row in force when they began, if no
+// other row came into force before they ended: a ping sent at 0 workers and
+// answered after the switch to 1, or a probe tick due at 1 worker that the
+// Loop runs after the first inline task of 0, may owe its time to either
+// size, and is counted in Unsettled of the row it began in and recorded in
+// no row. After a change, the Loop first runs what was queued on it before
+// the change (an inline task of the size before); observations that begin
+// before it has are counted in Unsettled too. While the load is
 // paused (space) the row in force is not held: its time, completions, CPU
 // and observations count in no row, since they are not what the size does
 // under the load. Likewise in an attached program while its pool has no
@@ -55,8 +58,9 @@ type SizeRow struct {
 	AnswerKnown, AnswerOK bool
 	// Current marks the row in force.
 	Current bool
-	// Unsettled counts observations left out because they began before
-	// the Loop had drained the work of the size before.
+	// Unsettled counts observations begun at this size and left out:
+	// begun before the Loop had drained the work of the size before, or
+	// ended after another size came into force.
 	Unsettled int64
 	// Served is the latency of the requests a scenario's server answered
 	// at this size, per endpoint ("ping", "fast", "slow"), from arrival to

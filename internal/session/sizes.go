@@ -270,8 +270,12 @@ func (z *sizes) clear(scen string, k sizeKey) {
 	z.enterAt(k, true, now, done, cpu, cpuOK, m)
 }
 
-// file returns the row an observation that began at start belongs to, or
-// nil (counted as unsettled where it has a row). Callers hold mu.
+// file returns the row of an observation that began at start and ends
+// now: the row in force when it began, if no other row came into force
+// since (a pause or idle stretch in between does not matter). Else nil: begun
+// paused or idle (no row), before the Loop drained the size before, or
+// under another row than now's (either size may have made its time);
+// the last two count in the beginning row's Unsettled. Callers hold mu.
 func (z *sizes) file(start time.Time) *sizeAcc {
 	for i := len(z.stretchs) - 1; i >= 0; i-- {
 		st := z.stretchs[i]
@@ -281,13 +285,24 @@ func (z *sizes) file(start time.Time) *sizeAcc {
 		if st.paused {
 			return nil
 		}
-		if st.settled.IsZero() || start.Before(st.settled) {
+		if st.settled.IsZero() || start.Before(st.settled) || z.changedSince(i) {
 			st.acc.unsettled++
 			return nil
 		}
 		return st.acc
 	}
 	return nil
+}
+
+// changedSince reports whether a stretch after the i-th is another row's.
+// Callers hold mu.
+func (z *sizes) changedSince(i int) bool {
+	for _, st := range z.stretchs[i+1:] {
+		if st.acc != z.stretchs[i].acc {
+			return true
+		}
+	}
+	return false
 }
 
 // observeProbe takes one Loop probe sample of lateness late, which ran

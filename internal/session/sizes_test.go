@@ -75,8 +75,9 @@ func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 }
 
 // TestSizesFileByStart: an observation belongs to the row in force when it
-// began; one that began after a change but before the Loop drained the
-// size before counts in no row (Unsettled).
+// began, if no other row came into force before it ended; one that began
+// after a change but before the Loop drained the size before, or that
+// spans a change, counts in no row (Unsettled of the row it began in).
 func TestSizesFileByStart(t *testing.T) {
 	c := &fakeClock{}
 	c.at(0, 0, 0)
@@ -84,11 +85,11 @@ func TestSizesFileByStart(t *testing.T) {
 	z.headline = scenarios.Headline // the registry\'s: server\'s ping
 	z.enter(sizeKey{"server", 0, 2, false}, true)
 	c.at(time.Second, 0, 0)
-	z.observeHeadline(800 * time.Millisecond)
+	z.observeHeadline(800 * time.Millisecond) // 0.2s-1s: inline's
 	c.at(8*time.Second, 0, 0)
 	st := z.enter(sizeKey{"server", 1, 2, false}, false)
 	c.at(8200*time.Millisecond, 0, 0)
-	z.observeHeadline(700 * time.Millisecond) // began at 7.5s: inline's
+	z.observeHeadline(700 * time.Millisecond) // 7.5s-8.2s: spans the change, no row
 	z.observeHeadline(100 * time.Millisecond) // began at 8.1s, before the drain: no row
 	c.at(8300*time.Millisecond, 0, 0)
 	z.settle(st)
@@ -97,14 +98,55 @@ func TestSizesFileByStart(t *testing.T) {
 	z.observeHeadline(900 * time.Millisecond) // began at 8.1s: still unsettled
 	rows := z.snapshot()
 	r0, r1 := rowOf(t, rows, "server", 0), rowOf(t, rows, "server", 1)
-	if r0.Headline.Count != 2 || r1.Headline.Count != 1 || r1.Unsettled != 2 {
-		t.Errorf("counts: inline %d, 1 worker %d (unsettled %d); want 2, 1 (2)", r0.Headline.Count, r1.Headline.Count, r1.Unsettled)
+	if r0.Headline.Count != 1 || r0.Unsettled != 1 || r1.Headline.Count != 1 || r1.Unsettled != 2 {
+		t.Errorf("counts: inline %d (unsettled %d), 1 worker %d (unsettled %d); want 1 (1), 1 (2)",
+			r0.Headline.Count, r0.Unsettled, r1.Headline.Count, r1.Unsettled)
 	}
 	if r1.Headline.Max > 6*time.Millisecond || r0.Headline.Max < 790*time.Millisecond {
 		t.Errorf("1 worker max %v, inline max %v", r1.Headline.Max, r0.Headline.Max)
 	}
 	if r0.HeadlineName != "ping" {
 		t.Errorf("headline name %q", r0.HeadlineName)
+	}
+}
+
+// TestSizesProbeSpanningAChangeInNoRow: at 1 worker a probe tick falls due
+// just before 0 is pressed, and the Loop runs the first inline task before
+// it: its 114ms is the inline size's doing, so it counts in neither row,
+// nor does an observation that spans 1 -> 2 -> 1 workers; a tick due and
+// run within 1 worker's stretch after a pause counts there.
+func TestSizesProbeSpanningAChangeInNoRow(t *testing.T) {
+	c := &fakeClock{}
+	c.at(0, 0, 0)
+	z := newSizes(c.now, c.read, 10*time.Millisecond, 5*time.Second)
+	z.headline = scenarios.Headline
+	one, inline, two := sizeKey{"server", 1, 2, false}, sizeKey{"server", 0, 2, false}, sizeKey{"server", 2, 2, false}
+	z.enter(one, true)
+	c.at(3*time.Second, 0, 0)
+	z.observeProbe(time.Millisecond)
+	z.enter(inline, true)
+	c.at(3113*time.Millisecond, 0, 0)
+	z.observeProbe(114 * time.Millisecond) // due at 2.999s, under 1 worker
+	c.at(4*time.Second, 0, 0)
+	z.enter(one, true)
+	c.at(5*time.Second, 0, 0)
+	z.pause(true)
+	c.at(5100*time.Millisecond, 0, 0)
+	z.pause(false)
+	c.at(5200*time.Millisecond, 0, 0)
+	z.observeProbe(300 * time.Millisecond) // 4.9s-5.2s: across a pause, 1 worker's
+	z.enter(two, true)
+	c.at(5300*time.Millisecond, 0, 0)
+	z.enter(one, true)
+	c.at(5400*time.Millisecond, 0, 0)
+	z.observeProbe(250 * time.Millisecond) // 5.15s-5.4s: 1, 2, 1 workers
+	r1, r0 := rowOf(t, z.snapshot(), "server", 1), rowOf(t, z.snapshot(), "server", 0)
+	// 1ms late: 1 sample; 300ms late at 10ms resolution: 30 (corrected).
+	if r1.Probe.Count != 31 || r1.Unsettled != 2 || r1.Probe.Max < 299*time.Millisecond {
+		t.Errorf("1 worker: probe count %d max %v, unsettled %d; want 31, 300ms, 2", r1.Probe.Count, r1.Probe.Max, r1.Unsettled)
+	}
+	if r0.Probe.Count != 0 || r0.Unsettled != 0 {
+		t.Errorf("inline: probe count %d, unsettled %d; want 0, 0", r0.Probe.Count, r0.Unsettled)
 	}
 }
 
