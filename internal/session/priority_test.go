@@ -106,7 +106,9 @@ func TestGOMAXPROCSKeysKeepPriorityPs(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs 2 CPUs to move GOMAXPROCS down and up")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	// From the default, whatever go test -cpu set: g and G move the base
+	// within 1..NumCPU.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU()))
 	s, clk := onFake(t, Config{Scenario: "count", Workers: 2, Scale: 0.01, Priority: true})
 	defer s.Close()
 	want := func(what string, base int) {
