@@ -296,9 +296,15 @@ class Agent {
     if (this.o.http) {
       this.routes = new routes.Routes(this.o.windowMs);
       this.serving = { routes: this.routes, prefix: DEFAULT_PATH, handle: (req, res) => this.handle(req, res) };
-      this.routes.arrive = () => this.sizeRow(this.workers());
-      this.routes.served = (label, row, ns) => {
-        if (!row) return;
+      this.routes.arrive = () => ({ row: this.sizeNow(), gen: this.sizeGen });
+      this.routes.served = (label, tag, ns) => {
+        if (!tag) return;
+        const row = tag.row;
+        this.sizeNow();
+        if (tag.gen !== this.sizeGen) {
+          row.unsettled++; // another size came into force meanwhile
+          return;
+        }
         let e = row.served.get(label);
         if (!e) {
           if (this.servedHists >= MAX_SERVED) return;
@@ -310,14 +316,18 @@ class Agent {
       routes.serve(this.serving);
     }
     this.probe.observe = (late) => {
-      const row = this.sizes.get(this.workers());
-      if (row) row.probe.record(late, this.o.resolutionMs * 1e6);
+      const row = this.sizeNow();
+      if (performance.now() - late / 1e6 < this.sizeSince) {
+        if (this.sizeBefore) this.sizeBefore.unsettled++; // due before the last change
+        return;
+      }
+      row.probe.record(late, this.o.resolutionMs * 1e6);
     };
     this.eld.enable();
     this.probe.start();
     this.last = null;
     this.prev = this.reading();
-    this.sizeRow(this.workers());
+    this.sizeNow();
     this.latest = this.sample(this.prev);
     this.t0 = performance.now();
     this.k = 1;
@@ -347,7 +357,7 @@ class Agent {
     } else {
       throw new TypeError('offtop agent: watch needs an offtop Pool or a piscina pool');
     }
-    this.sizeRow(this.workers());
+    this.sizeNow();
     return p;
   }
 
@@ -360,11 +370,31 @@ class Agent {
   sizeRow(n) {
     let row = this.sizes.get(n);
     if (!row) {
-      // served: route -> Exact, the requests that arrived at this size
-      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map() };
+      // served: route -> Exact, the requests that arrived at this size;
+      // unsettled: observations begun at this size and left out (sizeNow)
+      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map(), unsettled: 0 };
       this.sizes.set(n, row);
     }
     return row;
+  }
+
+  // sizeNow is the row of the pool's size now. A size other than the one
+  // last seen (or a reset) starts a stretch: sizeGen counts them,
+  // sizeSince is when it was seen (performance.now() ms), sizeBefore the
+  // row before. An observation that began before it and ends after it
+  // counts in no row, only in the unsettled of the row it began in, as the
+  // Go session files them: either size may have made its time.
+  sizeNow() {
+    const n = this.workers();
+    if (n !== this.sizeSeen) this.newStretch(this.sizeSeen === undefined ? null : this.sizeRow(this.sizeSeen), n);
+    return this.sizeRow(n);
+  }
+
+  newStretch(before, n) {
+    this.sizeBefore = before;
+    this.sizeSeen = n;
+    this.sizeGen = (this.sizeGen || 0) + 1;
+    this.sizeSince = performance.now();
   }
 
   scheduleSample() {
@@ -555,7 +585,7 @@ class Agent {
           cpu_per_wall: held > 0 ? round3(row.cpuMs / row.heldMs) : null,
           answer_ok: null,
           current: row.workers === current,
-          unsettled: 0,
+          unsettled: row.unsettled,
           served: Object.fromEntries([...row.served].map(([route, e]) => [route, toJSON(e.summary())])),
         };
       });
@@ -595,6 +625,7 @@ class Agent {
         // holds only what came after it.
         this.sizes = new Map();
         this.servedHists = 0;
+        this.newStretch(null, this.workers());
         this.sizeRow(this.workers());
         return;
       case 'add_gomaxprocs':

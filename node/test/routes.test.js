@@ -307,10 +307,11 @@ test("the agent's paths on a program server bound to every interface: 403 from a
   assert.equal((await get(`http://${ip.address}:${port}/app`)).body, 'app\n');
 });
 
-// Each request is filed under the size row in force when it arrived
-// (sizes[].served by route, as the Go agent files them): one held across
-// a resize counts at the size it arrived at.
-test("sizes[].served: each route's requests under the size in force at arrival", async (t) => {
+// Each request is filed under the size row in force when it arrived, if
+// no other size came into force before it ended (sizes[].served by route,
+// as the Go agent files them): one held across a resize counts in no row,
+// only in the unsettled of the size it arrived at.
+test("sizes[].served: each route's requests under the size in force at arrival, none across a resize", async (t) => {
   const path = require('node:path');
   const { Pool } = require('../lib/pool');
   const a = new Agent({ intervalMs: 50, log: () => {} });
@@ -333,12 +334,38 @@ test("sizes[].served: each route's requests under the size in force at arrival",
   await get(base + '/a');
   release();
   await late;
-  const served = Object.fromEntries(a.sample(a.reading()).sizes.map((r) => [r.workers, r.served]));
+  const sizes = a.sample(a.reading()).sizes;
+  const served = Object.fromEntries(sizes.map((r) => [r.workers, r.served]));
   assert.equal(served[0]['/a'].count, 2);
-  assert.equal(served[0]['/held'].count, 1, 'filed at the size it arrived at');
+  assert.equal(served[0]['/held'], undefined, 'held across the resize: in no row');
+  // the held request, and any probe tick due before the resize
+  assert.ok(sizes.find((r) => r.workers === 0).unsettled >= 1);
   assert.equal(served[1]['/a'].count, 1);
   assert.equal(served[1]['/held'], undefined);
   assert.equal(typeof served[1]['/a'].p99_ms, 'number');
+});
+
+// A probe tick due before a resize and run after it counts in no row,
+// only in the unsettled of the size before; one due after counts at the
+// new size.
+test('a probe tick due before a resize counts in no row', async (t) => {
+  const path = require('node:path');
+  const { Pool } = require('../lib/pool');
+  const a = new Agent({ intervalMs: 50, log: () => {} });
+  t.after(() => a.close());
+  const pool = a.watch(new Pool({ filename: path.join(__dirname, '..', 'testdata', 'echo.js'), size: 0, watch: false }));
+  t.after(() => pool.close());
+  const count = (n) => a.sizeRow(n).probe.summary().count;
+  pool.resize(1);
+  const u0 = a.sizeRow(0).unsettled;
+  const c1 = count(1);
+  a.probe.observe(50e6); // due 50 ms ago: at 0 workers
+  assert.equal(count(1), c1, 'not at the new size');
+  assert.equal(a.sizeRow(0).unsettled, u0 + 1);
+  await new Promise((r) => setTimeout(r, 20));
+  const c1b = count(1);
+  a.probe.observe(1e6); // due 1 ms ago: at 1 worker
+  assert.ok(count(1) > c1b, 'a tick due after the resize counts there');
 });
 
 // A reset empties the sizes rows and their served histograms, as the Go
@@ -378,8 +405,10 @@ test('sizes[].served holds at most MAX_SERVED histograms', (t) => {
   const a = new Agent({ intervalMs: 50, log: () => {} });
   t.after(() => a.close());
   const rows = [0, 1, 2].map((n) => a.sizeRow(n));
-  for (let i = 0; i < MAX_SERVED + 10; i++) a.routes.served(`/r${i}`, rows[i % 3], 1e6);
-  a.routes.served('/r0', rows[0], 2e6);
+  a.sizeNow();
+  const tag = (row) => ({ row, gen: a.sizeGen });
+  for (let i = 0; i < MAX_SERVED + 10; i++) a.routes.served(`/r${i}`, tag(rows[i % 3]), 1e6);
+  a.routes.served('/r0', tag(rows[0]), 2e6);
   const held = rows.reduce((n, r) => n + r.served.size, 0);
   assert.equal(held, MAX_SERVED);
   assert.equal(rows[0].served.get('/r0').summary().count, 2);
