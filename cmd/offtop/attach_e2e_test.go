@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,5 +369,42 @@ func TestAttachHeadlessOutOfRange(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "sent a figure out of its range") || !regexp.MustCompile(`\d+ figures from .* were out of their range`).MatchString(stderr.String()) {
 		t.Errorf("stderr says nothing of the figures out of range:\n%s", stderr.String())
+	}
+}
+
+// TestServiceStopRemovesTokenFile: SIGINT, SIGTERM and SIGHUP (the
+// terminal closed) each end the example within 5s with its token file
+// removed: a stale file names a pid another process may reuse.
+func TestServiceStopRemovesTokenFile(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(buildService(t), "--listen", "127.0.0.1:0", "--load", "0")
+			cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+dir)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			defer func() {
+				cmd.Process.Kill()
+				<-done
+			}()
+			tokens := func() []string {
+				m, _ := filepath.Glob(filepath.Join(dir, "offtop-agent-*.token"))
+				return m
+			}
+			testkit.WaitFor(t, "the example's token file", 10*time.Second, func() bool { return len(tokens()) == 1 })
+			cmd.Process.Signal(sig)
+			select {
+			case <-done:
+				done <- nil // for the deferred wait
+			case <-time.After(5 * time.Second):
+				t.Fatalf("still running 5s after %v", sig)
+			}
+			if m := tokens(); len(m) != 0 {
+				t.Errorf("after %v the token file is left: %v", sig, m)
+			}
+		})
 	}
 }

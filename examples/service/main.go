@@ -58,6 +58,11 @@ func run(args []string, stderr io.Writer) error {
 		}
 	}
 
+	// A stop signal from here on ends the service through the path that
+	// removes the agent's token file, even one that comes before it serves.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+
 	// The service's own parts: a single-goroutine loop and a pool whose
 	// size-0 tasks run on that loop.
 	loop := newLoop()
@@ -124,8 +129,6 @@ func run(args []string, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	var wg sync.WaitGroup
 	startLoad(ctx, &wg, "http://"+addr, *load, *fibN)
 
