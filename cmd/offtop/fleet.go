@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/offtop/offtop/internal/cliflag"
@@ -150,26 +150,78 @@ func agentKey(addr string) string {
 // as often as a Client reconnects.
 const fleetRedial = remote.RetryEvery
 
+// fleetGrace is how long the fleet's start waits for the other members
+// once one is read: a member that accepts and does not answer would hold
+// the first screen for its whole dial timeout (5 s).
+const fleetGrace = time.Second
+
+// dialFleet dials every addr at once (and checks control when control is
+// set), and returns each one's Client or error, in addrs' order. Once one
+// is read it waits at most grace for the others: a member still dialling
+// then is cancelled, its error ErrUnreachable ("no answer within grace"),
+// so the caller dials it again later; a Client its dial still returns is
+// closed.
+func dialFleet(addrs []string, o remote.Options, control bool, grace time.Duration) ([]*remote.Client, []error) {
+	type dialed struct {
+		i   int
+		c   *remote.Client
+		err error
+	}
+	clients, errs := make([]*remote.Client, len(addrs)), make([]error, len(addrs))
+	cancels := make([]context.CancelFunc, len(addrs))
+	res := make(chan dialed, len(addrs))
+	for i, a := range addrs {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels[i] = cancel
+		go func() {
+			c, err := remote.DialContext(ctx, a, o)
+			if err == nil && control {
+				err = c.CheckControl()
+			}
+			res <- dialed{i, c, err}
+		}()
+	}
+	done := make([]bool, len(addrs))
+	var after <-chan time.Time // grace from the first member read
+	for n := 0; n < len(addrs); {
+		select {
+		case d := <-res:
+			n++
+			clients[d.i], errs[d.i], done[d.i] = d.c, d.err, true
+			if d.err == nil && after == nil {
+				after = time.After(grace)
+			}
+			continue
+		case <-after:
+		}
+		late := 0
+		for i, ok := range done {
+			if !ok {
+				late++
+				cancels[i]()
+				errs[i] = fmt.Errorf("%w: %s: no answer within %v of the first member read", remote.ErrUnreachable, addrs[i], grace)
+			}
+		}
+		go func() { // the cancelled dials' ends
+			for range late {
+				if d := <-res; d.c != nil {
+					d.c.Close()
+				}
+			}
+		}()
+		break
+	}
+	return clients, errs
+}
+
 // runFleet is `offtop attach` with more than one ADDR: every agent dialled
-// at once, then the fleet screen or --headless. A member unreachable at
+// at once (dialFleet), then the fleet screen or --headless. A member unreachable at
 // start is shown down and dialled again while another is read; one that
 // answers but cannot be read (not an agent, refused), or none read, is
 // one line naming the first that refuses and its cause, exit 2.
 func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) int {
 	fo := o.attach.fleet
-	clients := make([]*remote.Client, len(fo.list))
-	errs := make([]error, len(fo.list))
-	var wg sync.WaitGroup
-	for i, a := range fo.list {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if clients[i], errs[i] = remote.Dial(a, remote.Options{Token: token}); errs[i] == nil && scriptControls(o.keys) {
-				errs[i] = clients[i].CheckControl()
-			}
-		}()
-	}
-	wg.Wait()
+	clients, errs := dialFleet(fo.list, remote.Options{Token: token}, scriptControls(o.keys), fleetGrace)
 	members := make([]session.Source, len(clients))
 	for i, c := range clients {
 		if c != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -9,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/offtop/offtop/internal/fleet"
+	"github.com/offtop/offtop/internal/remote"
 )
 
 // TestParseFleet: more than one ADDR, or --from, is a fleet: the ADDRs
@@ -120,5 +123,43 @@ func TestFleetUnreachableAtStart(t *testing.T) {
 	want = "offtop: attach: " + none[0] + ": unreachable: nothing listens on " + none[0] + "\n"
 	if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
 		t.Fatalf("none read: exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
+	}
+}
+
+// TestFleetSilentMemberDoesNotHoldTheStart: a member that accepts and
+// never answers is given up dialling fleetGrace after the first member is
+// read, not at its dial's 5s timeout, and dialled again later; the start
+// says which path it took in the member's down reason.
+func TestFleetSilentMemberDoesNotHoldTheStart(t *testing.T) {
+	a, _ := startService(t, "127.0.0.1:0", "--load", "0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // accepted, never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	silent := ln.Addr().String()
+	clients, errs := dialFleet([]string{a, silent}, remote.Options{}, false, 50*time.Millisecond)
+	defer clients[0].Close()
+	if errs[0] != nil || clients[0] == nil {
+		t.Fatalf("the service: %v", errs[0])
+	}
+	want := silent + ": no answer within 50ms of the first member read"
+	if clients[1] != nil || !errors.Is(errs[1], remote.ErrUnreachable) || !strings.Contains(errs[1].Error(), want) {
+		t.Fatalf("the silent member: client %v, error %v; want ErrUnreachable naming %q", clients[1], errs[1], want)
 	}
 }
