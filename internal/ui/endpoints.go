@@ -77,11 +77,12 @@ func clientOf(lc *session.LoadClient, route string) *session.LoadTarget {
 
 // endpointsLine is the headline of an attached program that records its
 // HTTP routes (the agent's middleware): the featured route (featuredRoute;
-// the e key cycles) with the middleware's p99 over the window, the load
-// client's beside it under --load, and its rate; then the other routes'
-// p99 and rate, the busiest first, as many as fit in w:
+// the e key cycles) with the middleware's p99 over the window and the
+// rate it served (every client's requests), the load client's p99 after
+// them under --load; then the other routes' p99 and rate, the busiest
+// first, as many as fit in w, and "+N more" for those that do not:
 //
-//	▶ /ping p99 (5s)  server 0.05 ms  client 1.20 ms  20/s · /fib 0.94 ms 40/s
+//	▶ /ping p99 (5s)  server 0.05 ms 40/s  client 1.20 ms · /fib 0.94 ms 40/s +1 more
 func endpointsLine(s session.Snapshot, win string, w int) string {
 	eps := s.Endpoints
 	if len(eps) == 0 {
@@ -92,17 +93,16 @@ func endpointsLine(s session.Snapshot, win string, w int) string {
 	e, _ := routeOf(eps, route)
 	var b strings.Builder
 	b.WriteString(theme.Title.Render("▶ "+route+" p99") + fmt.Sprintf(" %-5s", "("+win+")"))
-	b.WriteString("  server " + theme.Figure.Render(fmt.Sprintf("%6s", summaryP99(e.Latency))) + " ms")
+	b.WriteString("  server " + theme.Figure.Render(fmt.Sprintf("%6s", summaryP99(e.Latency))) + " ms " + fmtNum(float64(e.RatePerS)) + "/s")
 	if t := clientOf(s.LoadClient, route); t != nil {
 		b.WriteString("  client " + theme.Figure.Render(fmt.Sprintf("%6s", summaryP99(t.Latency))) + " ms")
 	}
-	b.WriteString(" " + fmtNum(float64(e.RatePerS)) + "/s")
 	byRate := slices.DeleteFunc(slices.Clone(eps), func(x session.Endpoint) bool { return x.Route == route })
 	slices.SortStableFunc(byRate, func(a, b session.Endpoint) int { return cmp.Compare(b.RatePerS, a.RatePerS) })
 	for i, e := range byRate {
 		cell := " · " + e.Route + " " + theme.Figure.Render(fmt.Sprintf("%6s", summaryP99(e.Latency))) + " ms " + fmtNum(float64(e.RatePerS)) + "/s"
 		if cellWidth(b.String())+cellWidth(cell) > w { // say how many did not fit
-			if left := fmt.Sprintf(" +%d", len(byRate)-i); cellWidth(b.String())+len(left) <= w {
+			if left := fmt.Sprintf(" +%d more", len(byRate)-i); cellWidth(b.String())+len(left) <= w {
 				b.WriteString(left)
 			}
 			break

@@ -43,10 +43,13 @@ func attachedUnderLoad() session.Snapshot {
 func TestHeadlineFeaturesRoute(t *testing.T) {
 	s := attachedUnderLoad()
 	l1 := oneSpace(ansi.Strip(headlinePanel(s, 120)[0]))
-	for _, want := range []string{"▶ /ping p99 (5s) server 0.40 ms client 7 ms 20/s", "· /fib 88 ms 40/s"} {
+	for _, want := range []string{"▶ /ping p99 (5s) server 0.40 ms 20/s client 7 ms", "· /fib 88 ms 40/s"} {
 		if !strings.Contains(l1, want) {
 			t.Errorf("headline %q lacks %q", l1, want)
 		}
+	}
+	if l1 := ansi.Strip(headlinePanel(s, 70)[0]); !strings.HasSuffix(l1, " client      7 ms +3 more") {
+		t.Errorf("at 70 columns: %q, want the routes that do not fit counted as +3 more", l1)
 	}
 	s.Route = "/fib"
 	if l1 := oneSpace(ansi.Strip(headlinePanel(s, 120)[0])); !strings.HasPrefix(l1, "▶ /fib p99 (5s) server 88 ms 40/s ·") || strings.Contains(l1, "client") {
