@@ -181,35 +181,30 @@ func dialFleet(addrs []string, o remote.Options, control bool, grace time.Durati
 			res <- dialed{i, c, err}
 		}()
 	}
-	done := make([]bool, len(addrs))
 	var after <-chan time.Time // grace from the first member read
-	for n := 0; n < len(addrs); {
+	for n := range len(addrs) {
 		select {
 		case d := <-res:
-			n++
-			clients[d.i], errs[d.i], done[d.i] = d.c, d.err, true
+			clients[d.i], errs[d.i] = d.c, d.err
 			if d.err == nil && after == nil {
 				after = time.After(grace)
 			}
-			continue
 		case <-after:
-		}
-		late := 0
-		for i, ok := range done {
-			if !ok {
-				late++
-				cancels[i]()
-				errs[i] = fmt.Errorf("%w: %s: no answer within %v of the first member read", remote.ErrUnreachable, addrs[i], grace)
-			}
-		}
-		go func() { // the cancelled dials' ends
-			for range late {
-				if d := <-res; d.c != nil {
-					d.c.Close()
+			for i := range addrs {
+				if clients[i] == nil && errs[i] == nil { // still dialling
+					cancels[i]()
+					errs[i] = fmt.Errorf("%w: %s: no answer within %v of the first member read", remote.ErrUnreachable, addrs[i], grace)
 				}
 			}
-		}()
-		break
+			go func() { // the cancelled dials' ends
+				for range len(addrs) - n {
+					if d := <-res; d.c != nil {
+						d.c.Close()
+					}
+				}
+			}()
+			return clients, errs
+		}
 	}
 	return clients, errs
 }

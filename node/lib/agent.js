@@ -382,8 +382,10 @@ class Agent {
   // last seen (or a reset) starts a stretch: sizeGen counts them,
   // sizeSince is when it was seen (performance.now() ms), sizeBefore the
   // row before. An observation that began before it and ends after it
-  // counts in no row, only in the unsettled of the row it began in, as the
-  // Go session files them: either size may have made its time.
+  // counts in no row, as the Go session files it (either size may have
+  // made its time): a request in the unsettled of the row it arrived at,
+  // a probe tick in sizeBefore's (the row it was due at, unless the size
+  // changed twice meanwhile).
   sizeNow() {
     const n = this.workers();
     if (n !== this.sizeSeen) this.newStretch(this.sizeSeen === undefined ? null : this.sizeRow(this.sizeSeen), n);
