@@ -3,6 +3,8 @@
 package pool
 
 import (
+	"fmt"
+	"os"
 	"runtime"
 	"testing"
 
@@ -10,25 +12,44 @@ import (
 )
 
 // TestPriorityLeavesTheLoopIdle: at workers =
-// cores, in 3 interleaved rounds of 1000 tasks of 1 ms CPU, the Loop
-// probe's p99 beside priority workers is at most 2x the idle Loop's, and
-// their tasks/s within 5% of the plain pool's (medians).
+// cores, in 5 interleaved rounds of 1000 tasks of 1 ms CPU (plain and
+// priority in turn first, so neither always runs after the other), the
+// Loop probe's p99 beside priority workers is at most 2x the idle Loop's,
+// and their tasks/s within 5% of the plain pool's (medians).
 func TestPriorityLeavesTheLoopIdle(t *testing.T) {
 	shape.Judge(t)
 	slow := shape.Watch(t)
-	const tasks, rounds = 1000, 3
+	const tasks, rounds = 1000, 5
 	cores := runtime.NumCPU()
 	plain, prio := &approaches[0], &approaches[1]
 	var idle, pl, pr []probeFigures
-	for range rounds {
+	for r := range rounds {
 		idle = append(idle, probeBeside(t, nil, 0, tasks))
+		if r%2 == 1 {
+			pr = append(pr, probeBeside(t, prio, cores, tasks))
+		}
 		pl = append(pl, probeBeside(t, plain, cores, tasks))
-		pr = append(pr, probeBeside(t, prio, cores, tasks))
+		if r%2 == 0 {
+			pr = append(pr, probeBeside(t, prio, cores, tasks))
+		}
 	}
 	i, p, q := medianFigures(idle), medianFigures(pl), medianFigures(pr)
 	t.Logf("Loop p99: idle %v, plain %v, priority %v; tasks/s plain %.0f, priority %.0f",
 		i.p99, p.p99, q.p99, p.tasksPerS, q.tasksPerS)
 	slow()
+	// The idle rounds are the control: when their p99 moved more than 4x
+	// between rounds, the VM's host paused the Loop on its own, and a
+	// sub-ms p99 beside the pool cannot be told from it.
+	lo, hi := idle[0].p99, idle[0].p99
+	for _, f := range idle {
+		lo, hi = min(lo, f.p99), max(hi, f.p99)
+	}
+	if why := fmt.Sprintf("the idle Loop's p99 moved from %v to %v between rounds, over 4x: the host, not the pool", lo, hi); hi > 4*lo {
+		if os.Getenv(shape.ForceEnv) != "force" {
+			t.Skipf("not judged: %s", why)
+		}
+		t.Logf("judged on a busy machine (%s=force): %s", shape.ForceEnv, why)
+	}
 	if q.p99 > 2*i.p99 {
 		t.Errorf("Loop p99 beside %d priority workers %v, over 2x the idle Loop's %v", cores, q.p99, i.p99)
 	}
