@@ -4,9 +4,12 @@ package scenarios_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -113,20 +116,30 @@ func TestShapeOutsideClientAgreesWithTheProbe(t *testing.T) {
 // TestShapePoolBringsTheFirstJobBackSooner is seed 000 s5: 64 jobs
 // at once on a pool sized to the cores against a goroutine per task: with
 // the queue the first job is back no later, and the median job at most
-// 0.7 times as late (in theory half: the pool's jobs come back one by
-// one, 64 goroutines sharing the cores nearly all near the end; the seed:
-// first 0.7 against 3.2 s). The median, not the first, is the ratio
-// judged: one goroutine can run its job through before the others are
-// scheduled (a CI machine: per-task first back 81 ms, median 1958, last
-// 2271; pool first 66, median 1055).
+// 0.75 times as late (the seed: first 0.7 against 3.2 s, median 2.8
+// against 4.6, 0.61 times; in theory about 0.57: the pool's jobs come
+// back one by one, the median at half the batch, 64 goroutines sharing
+// the cores mostly near the end).
+//
+// Go's scheduler does not share the cores evenly among 64 goroutines: a
+// few run their job through before the others are scheduled, so one
+// per-task run's median reads 0.53-0.94 of its last job (11 runs here,
+// quiet). The figures judged are therefore the medians over 3 pairs, run
+// the one way first and then the other. Both ways do the same CPU work on
+// the same cores, and a goroutine per job costs more, not less: its last
+// job came back 1.0-1.45 times as late as the pool's in 15 of 17 pairs
+// here, quiet. That is the control: a pair whose pool run ended over 1.25
+// times as late as its per-task run measured a machine that slowed
+// between the two runs (a CI machine: pool last 2388 ms against per-task
+// 1680, medians 1361 and 1333) and is left out; with fewer than 2 steady
+// pairs the shape is not judged.
 func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 	shape.Judge(t)
 	cores := runtime.GOMAXPROCS(0)
-	// Jobs of ~40 ms (scale 0.4: 64M additions, 44 ms of CPU a job on a
-	// quiet machine here), well past the scheduler's 10 ms time slice, so
-	// 64 goroutines share the cores turn by turn and finish near the end
-	// together. Both runs (each a 1-worker reference and 2 batches) take
-	// ~21 s here, quiet, well inside their 60 s each.
+	// Jobs of ~40 ms (scale 0.4: 64M additions, 36-44 ms of CPU a job on
+	// a quiet machine here), well past the scheduler's 10 ms time slice.
+	// One pair (each run a 1-worker reference and 2 batches) takes ~10 s
+	// here, quiet, and 17 s on a CI machine; each run is bounded by 60 s.
 	slow := shape.Watch(t)
 	run := func(perTask bool) session.Snapshot {
 		snap, ok := batchesWithin(t, burstConfig(cores, 64, 0.4, perTask), 2, 60*time.Second)
@@ -136,22 +149,63 @@ func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 		}
 		return snap
 	}
-	pool, per := run(false), run(true)
+	back := func(snap session.Snapshot, key string) float64 {
+		r, _ := readout(snap, key)
+		if !r.Known {
+			t.Fatalf("%s not known (per-task %v)", key, snap.PerTask)
+		}
+		return r.Value
+	}
+	var pf, pm, qf, qm []float64 // pool and per-task first and median back, ms, of the steady pairs
+	var unsteady []string
+	for round := range 3 {
+		var ps, qs session.Snapshot
+		if round%2 == 0 {
+			ps, qs = run(false), run(true)
+		} else {
+			qs = run(true)
+			ps = run(false)
+		}
+		pl, ql := back(ps, "last_done_ms"), back(qs, "last_done_ms")
+		t.Logf("64 jobs, pool of %d: first %.0f ms, median %.0f, last %.0f, RSS %.1f MB; per-task: first %.0f, median %.0f, last %.0f, RSS %.1f MB",
+			cores, back(ps, "first_done_ms"), back(ps, "median_done_ms"), pl, float64(ps.RSSBytes)/(1<<20),
+			back(qs, "first_done_ms"), back(qs, "median_done_ms"), ql, float64(qs.RSSBytes)/(1<<20))
+		if pl > 1.25*ql {
+			unsteady = append(unsteady, fmt.Sprintf("pool %.0f / per-task %.0f", pl, ql))
+			continue
+		}
+		pf, pm = append(pf, back(ps, "first_done_ms")), append(pm, back(ps, "median_done_ms"))
+		qf, qm = append(qf, back(qs, "first_done_ms")), append(qm, back(qs, "median_done_ms"))
+	}
 	slow()
-	pf, _ := readout(pool, "first_done_ms")
-	qf, _ := readout(per, "first_done_ms")
-	pm, _ := readout(pool, "median_done_ms")
-	qm, _ := readout(per, "median_done_ms")
-	pl, _ := readout(pool, "last_done_ms")
-	ql, _ := readout(per, "last_done_ms")
-	t.Logf("64 jobs, pool of %d: first %.0f ms, median %.0f, last %.0f, RSS %.1f MB; per-task: first %.0f, median %.0f, last %.0f, RSS %.1f MB",
-		cores, pf.Value, pm.Value, pl.Value, float64(pool.RSSBytes)/(1<<20), qf.Value, qm.Value, ql.Value, float64(per.RSSBytes)/(1<<20))
-	if !(pf.Known && qf.Known && pf.Value <= qf.Value) {
-		t.Errorf("first back: pool %.0f ms, per-task %.0f ms; want the pool's no later", pf.Value, qf.Value)
+	if len(pf) < 2 {
+		why := fmt.Sprintf("in %d of 3 pairs the pool's last job, the same work with less overhead, came back over 1.25 times as late as the per-task run's (ms: %s): the machine slowed between runs",
+			len(unsteady), strings.Join(unsteady, ", "))
+		if os.Getenv(shape.ForceEnv) != "force" || len(pf) == 0 {
+			t.Skipf("not judged: %s", why)
+		}
+		t.Logf("judged on a busy machine (%s=force): %s", shape.ForceEnv, why)
 	}
-	if !(pm.Known && qm.Known && pm.Value <= 0.7*qm.Value) {
-		t.Errorf("median back: pool %.0f ms, per-task %.0f ms; want the pool's at most 0.7 times", pm.Value, qm.Value)
+	first, firstPer, med, medPer := median(pf), median(qf), median(pm), median(qm)
+	t.Logf("medians over %d steady pairs: first back pool %.0f ms, per-task %.0f; median back pool %.0f ms, per-task %.0f (%.2f times)",
+		len(pf), first, firstPer, med, medPer, med/medPer)
+	if first > firstPer {
+		t.Errorf("first back: pool %.0f ms, per-task %.0f ms; want the pool's no later", first, firstPer)
 	}
+	if med > 0.75*medPer {
+		t.Errorf("median back: pool %.0f ms, per-task %.0f ms; want the pool's at most 0.75 times", med, medPer)
+	}
+}
+
+// median is the middle of xs (the mean of the two middle values for an
+// even count); xs is sorted in place and must not be empty.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // TestShapeLoopsAddCoresNotAFreeLoop is seed 001 on 2 CPUs: offtop sweep
