@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/shape"
+	"github.com/offtop/offtop/internal/sizing"
 	"github.com/offtop/offtop/internal/sweep"
 )
 
@@ -161,21 +161,21 @@ func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 	for round := range 3 {
 		var ps, qs session.Snapshot
 		if round%2 == 0 {
-			ps, qs = run(false), run(true)
+			ps = run(false)
+			qs = run(true)
 		} else {
 			qs = run(true)
 			ps = run(false)
 		}
-		pl, ql := back(ps, "last_done_ms"), back(qs, "last_done_ms")
+		pfr, pmr, pl := back(ps, "first_done_ms"), back(ps, "median_done_ms"), back(ps, "last_done_ms")
+		qfr, qmr, ql := back(qs, "first_done_ms"), back(qs, "median_done_ms"), back(qs, "last_done_ms")
 		t.Logf("64 jobs, pool of %d: first %.0f ms, median %.0f, last %.0f, RSS %.1f MB; per-task: first %.0f, median %.0f, last %.0f, RSS %.1f MB",
-			cores, back(ps, "first_done_ms"), back(ps, "median_done_ms"), pl, float64(ps.RSSBytes)/(1<<20),
-			back(qs, "first_done_ms"), back(qs, "median_done_ms"), ql, float64(qs.RSSBytes)/(1<<20))
+			cores, pfr, pmr, pl, float64(ps.RSSBytes)/(1<<20), qfr, qmr, ql, float64(qs.RSSBytes)/(1<<20))
 		if pl > 1.25*ql {
 			unsteady = append(unsteady, fmt.Sprintf("pool %.0f / per-task %.0f", pl, ql))
 			continue
 		}
-		pf, pm = append(pf, back(ps, "first_done_ms")), append(pm, back(ps, "median_done_ms"))
-		qf, qm = append(qf, back(qs, "first_done_ms")), append(qm, back(qs, "median_done_ms"))
+		pf, pm, qf, qm = append(pf, pfr), append(pm, pmr), append(qf, qfr), append(qm, qmr)
 	}
 	slow()
 	if len(pf) < 2 {
@@ -186,7 +186,7 @@ func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 		}
 		t.Logf("judged on a busy machine (%s=force): %s", shape.ForceEnv, why)
 	}
-	first, firstPer, med, medPer := median(pf), median(qf), median(pm), median(qm)
+	first, firstPer, med, medPer := sizing.Median(pf), sizing.Median(qf), sizing.Median(pm), sizing.Median(qm)
 	t.Logf("medians over %d steady pairs: first back pool %.0f ms, per-task %.0f; median back pool %.0f ms, per-task %.0f (%.2f times)",
 		len(pf), first, firstPer, med, medPer, med/medPer)
 	if first > firstPer {
@@ -195,17 +195,6 @@ func TestShapePoolBringsTheFirstJobBackSooner(t *testing.T) {
 	if med > 0.75*medPer {
 		t.Errorf("median back: pool %.0f ms, per-task %.0f ms; want the pool's at most 0.75 times", med, medPer)
 	}
-}
-
-// median is the middle of xs (the mean of the two middle values for an
-// even count); xs is sorted in place and must not be empty.
-func median(xs []float64) float64 {
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // TestShapeLoopsAddCoresNotAFreeLoop is seed 001 on 2 CPUs: offtop sweep
