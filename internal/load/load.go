@@ -133,6 +133,7 @@ func Start(o Options) (*Load, error) {
 func (l *Load) Stop() {
 	for _, tg := range l.targets {
 		tg.atk.Stop()
+		tg.pacer.close()
 	}
 	l.conns.closeAll()
 	l.wg.Wait()

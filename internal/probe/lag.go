@@ -9,6 +9,7 @@ import (
 
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/pace"
+	"github.com/offtop/offtop/internal/timerfd"
 )
 
 // LagProbe measures how late a callback runs against a fixed schedule: the
@@ -36,7 +37,7 @@ type LagProbe struct {
 	pace     pace.Every // sample k is due at t0 + pace.Due(k)
 	t0       time.Time
 	wait     waitMode
-	fd       *timerFD // nil unless wait is waitFD; closed by Stop
+	fd       *timerfd.Timer // nil unless wait is waitFD; closed by Stop
 	raw      *hist.Recorder
 	corr     *hist.Recorder
 	missed   atomic.Int64
@@ -103,7 +104,7 @@ func startLagProbe(post func(fn func()), resolution, window time.Duration, wait 
 		done: make(chan struct{}),
 	}
 	if wait == waitFD {
-		fd, err := newTimerFD()
+		fd, err := timerfd.New()
 		if err != nil {
 			p.wait = waitTimer
 		} else {
@@ -166,8 +167,8 @@ func (p *LagProbe) run() {
 
 // waitState is the probe goroutine's means of waiting.
 type waitState struct {
-	fd    *timerFD    // nil: use the timer (or sleep)
-	timer *time.Timer // created on first use, then reused
+	fd    *timerfd.Timer // nil: use the timer (or sleep)
+	timer *time.Timer    // created on first use, then reused
 }
 
 // sleepUntil waits until due and reports false if the probe was stopped.
@@ -184,7 +185,7 @@ func (p *LagProbe) sleepUntil(due time.Time, w *waitState) bool {
 		}
 		switch {
 		case w.fd != nil:
-			if err := w.fd.sleep(d); err != nil {
+			if err := w.fd.Sleep(d); err != nil {
 				// Closed by Stop (seen at the top of the loop), or broken:
 				// the timer takes over.
 				w.fd = nil
@@ -263,7 +264,7 @@ func (p *LagProbe) Stop() {
 	p.stopOnce.Do(func() {
 		close(p.stop)
 		if p.fd != nil {
-			p.fd.close() // wakes the probe goroutine if it waits on fd
+			p.fd.Close() // wakes the probe goroutine if it waits on fd
 		}
 	})
 	<-p.done

@@ -262,29 +262,6 @@ func TestLagProbeRecordsHugeLatenessWithoutPanic(t *testing.T) {
 	}
 }
 
-func TestTimerFDNeverEarly(t *testing.T) {
-	fd, err := newTimerFD()
-	if err != nil {
-		t.Skipf("no timerfd here: %v", err)
-	}
-	defer fd.close()
-	for _, d := range []time.Duration{1, time.Microsecond, 100 * time.Microsecond, 2 * time.Millisecond} {
-		for range 20 {
-			start := time.Now()
-			if err := fd.sleep(d); err != nil {
-				t.Fatal(err)
-			}
-			if got := time.Since(start); got < d {
-				t.Fatalf("sleep(%v) returned after %v", d, got)
-			}
-		}
-	}
-	fd.close()
-	if err := fd.sleep(time.Millisecond); err == nil {
-		t.Fatal("sleep on a closed timerfd: no error")
-	}
-}
-
 func TestLagProbeUsesTimerFDOnLinux(t *testing.T) {
 	p := StartLagProbe(nil, time.Hour, time.Second)
 	defer p.Stop()

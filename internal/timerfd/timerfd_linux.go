@@ -1,6 +1,6 @@
 //go:build linux
 
-package probe
+package timerfd
 
 import (
 	"os"
@@ -11,19 +11,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// timerFD is a one-shot Linux timerfd read through the runtime's network
+// Timer is a one-shot Linux timerfd read through the runtime's network
 // poller: a goroutine waiting on it is parked as for any socket, with no
 // thread blocked, and the poller's epoll_wait returns when the kernel timer
-// fires, not on the next whole millisecond.
+// fires, not on the next whole millisecond as a runtime timer's does
+// (runtime/netpoll_epoll.go waits whole ms): a time.Sleep here wakes
+// 0-1.2 ms late, a Timer tens of microseconds (BENCHMARKS.md, the idle
+// Loop probe).
 //
 // Arming and reading use RawSyscall: both are non-blocking (the fd is
 // O_NONBLOCK), and a plain Syscall would tell the scheduler about a system
 // call, which wakes sysmon from its idle sleep on every sample (its cost:
 // docs/internals.md).
 //
-// Not safe for concurrent use, except close, which may be called at any time
+// Not safe for concurrent use, except Close, which may be called at any time
 // and more than once.
-type timerFD struct {
+type Timer struct {
 	f     *os.File
 	rc    syscall.RawConn
 	spec  unix.ItimerSpec
@@ -33,12 +36,14 @@ type timerFD struct {
 	read  func(fd uintptr) bool //
 }
 
-func newTimerFD() (*timerFD, error) {
+// New makes a Timer; on a system without timerfd it returns
+// errors.ErrUnsupported.
+func New() (*Timer, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("timerfd_create", err)
 	}
-	t := &timerFD{f: os.NewFile(uintptr(fd), "timerfd")}
+	t := &Timer{f: os.NewFile(uintptr(fd), "timerfd")}
 	if t.rc, err = t.f.SyscallConn(); err != nil {
 		t.f.Close()
 		return nil, err
@@ -55,10 +60,11 @@ func newTimerFD() (*timerFD, error) {
 	return t, nil
 }
 
-// sleep arms the timer to fire in d (> 0, relative, so it never fires before
-// the caller's due time) and waits until it has fired. It returns an error
-// if the fd was closed or a system call failed.
-func (t *timerFD) sleep(d time.Duration) error {
+// Sleep arms the timer to fire in d (at least 1 ns, relative, so it never
+// fires before the caller's due time) and waits until it has fired. It
+// returns an error if the Timer was closed (before or during the wait) or a
+// system call failed.
+func (t *Timer) Sleep(d time.Duration) error {
 	t.spec = unix.ItimerSpec{Value: unix.NsecToTimespec(int64(max(d, 1)))}
 	if err := t.rc.Control(t.arm); err != nil {
 		return err
@@ -75,5 +81,5 @@ func (t *timerFD) sleep(d time.Duration) error {
 	return nil
 }
 
-// close closes the fd; a sleep in progress returns an error.
-func (t *timerFD) close() { t.f.Close() }
+// Close closes the fd; a Sleep in progress returns an error.
+func (t *Timer) Close() { t.f.Close() }
