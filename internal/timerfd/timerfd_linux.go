@@ -14,10 +14,8 @@ import (
 // Timer is a one-shot Linux timerfd read through the runtime's network
 // poller: a goroutine waiting on it is parked as for any socket, with no
 // thread blocked, and the poller's epoll_wait returns when the kernel timer
-// fires, not on the next whole millisecond as a runtime timer's does
-// (runtime/netpoll_epoll.go waits whole ms): a time.Sleep here wakes
-// 0-1.2 ms late, a Timer tens of microseconds (BENCHMARKS.md, the idle
-// Loop probe).
+// fires, not up to a millisecond later as a runtime timer's may
+// (runtime/netpoll_epoll.go waits whole ms; measured: docs/internals.md).
 //
 // Arming and reading use RawSyscall: both are non-blocking (the fd is
 // O_NONBLOCK), and a plain Syscall would tell the scheduler about a system
