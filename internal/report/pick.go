@@ -50,11 +50,12 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		if !t.Spec.FromProbe && r.ProbeP99MS != nil {
 			loop = ", Loop p99 " + Figure(*r.ProbeP99MS) + " ms"
 		}
-		p.Line = fmt.Sprintf("pick: %s, %s (%s %s%s), from the rows", rowName(r), t.Spec.Rule(),
-			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
+		busy := "" // first, so a narrow screen cuts the figures, not the doubt
 		if r.MachineBusy {
-			p.Line += "; uncertain: all rows busy"
+			busy = " (uncertain: all rows busy)"
 		}
+		p.Line = fmt.Sprintf("pick: %s%s, %s (%s %s%s), from the rows", rowName(r), busy, t.Spec.Rule(),
+			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
 		return p
 	}
 	var keys []string // the keys that work on s's program

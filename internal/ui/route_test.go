@@ -88,7 +88,7 @@ func TestRouteKeyCycles(t *testing.T) {
 // requests due at that size.
 func TestSizesShowRouteColumns(t *testing.T) {
 	out := ansi.Strip(strings.Join(sizesPanel(attachedUnderLoad(), 100, 4), "\n"))
-	for _, want := range []string{"route p99  client p99", "0.90          31", "0.40           7"} {
+	for _, want := range []string{"route p99 ms  client p99 ms", "0.90             31", "0.40              7"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sizes tried lacks %q:\n%s", want, out)
 		}

@@ -29,8 +29,9 @@ func TestSizesPanelShowsTheSearch(t *testing.T) {
 			t.Errorf("%v: no progress\n%s", sz, out)
 		}
 		// The rows were cleared when it began: the screen says so.
-		if !strings.Contains(out, "auto: rows cleared, measuring 1..4 workers in turn (4 sizes), 5s each") {
-			t.Errorf("%v: the search does not say it cleared the rows\n%s", sz, out)
+		plan := "auto: rows cleared; 1..4 workers in turn, 5s each, 2-3 passes to a steady pick"
+		if !strings.Contains(out, plan) {
+			t.Errorf("%v: the search does not say it cleared the rows and its plan\n%s", sz, out)
 		}
 	}
 	f := sizing.Recommend(workload.RuleLatency, []sizing.Obs{
@@ -89,5 +90,15 @@ func TestAnyKeyCancelsTheSearch(t *testing.T) {
 	}
 	if _, cmd := m.Update(KeyMsg("q")); cmd == nil {
 		t.Error("q did not quit")
+	}
+}
+
+// A search of a fixed number of passes (the attached search under a
+// load takes 2) says that number, not a range of one.
+func TestSearchPlanFixedPasses(t *testing.T) {
+	q := session.Search{Running: true, Sizes: []int{0, 1, 2}, MaxPasses: session.SearchMinPasses, Hold: session.Seconds(5 * time.Second)}
+	got := searchPlan(q)
+	if want := "auto: rows cleared; 0..2 workers in turn, 5s each, 2 passes"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
 	}
 }

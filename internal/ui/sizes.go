@@ -107,10 +107,10 @@ func routeColumns(s session.Snapshot) []report.Column {
 	if s.Endpoints == nil || route == "" {
 		return nil
 	}
-	cols := []report.Column{{Head: "route p99", Width: 9, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }}}
+	cols := []report.Column{{Head: "route p99 ms", Width: 12, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }}}
 	if t := clientOf(s.LoadClient, route); t != nil {
 		by := t.BySize
-		cols = append(cols, report.Column{Head: "client p99", Width: 10, Cell: func(_ int, r session.SizeJSON) string {
+		cols = append(cols, report.Column{Head: "client p99 ms", Width: 13, Cell: func(_ int, r session.SizeJSON) string {
 			if v, ok := by[r.Workers]; ok && v.Count > 0 {
 				return fmtMs(v.P99)
 			}
@@ -121,14 +121,19 @@ func routeColumns(s session.Snapshot) []report.Column {
 }
 
 // searchPlan is what a running search does, for the panel's last line:
-// "auto: rows cleared, measuring 1..4 workers in turn (4 sizes), 5s each,
-// 2-3 passes until its pick holds, then fitting".
+// "auto: rows cleared; 1..4 workers in turn, 5s each, 2-3 passes to a
+// steady pick" (76 columns: the panel is 80 wide at most screen widths),
+// "2 passes" when the search takes a fixed number.
 func searchPlan(q session.Search) string {
 	if len(q.Sizes) == 0 {
 		return "auto: rows cleared"
 	}
-	return fmt.Sprintf("auto: rows cleared, measuring %d..%d workers in turn (%d sizes), %s each, %d-%d passes until its pick holds, then fitting",
-		q.Sizes[0], q.Sizes[len(q.Sizes)-1], len(q.Sizes), fmtDur(time.Duration(q.Hold)), session.SearchMinPasses, q.MaxPasses)
+	passes := fmt.Sprintf("%d-%d passes to a steady pick", session.SearchMinPasses, q.MaxPasses)
+	if q.MaxPasses <= session.SearchMinPasses {
+		passes = fmt.Sprintf("%d passes", q.MaxPasses)
+	}
+	return fmt.Sprintf("auto: rows cleared; %d..%d workers in turn, %s each, %s",
+		q.Sizes[0], q.Sizes[len(q.Sizes)-1], fmtDur(time.Duration(q.Hold)), passes)
 }
 
 // spreadColumn is the search's spread for a row: the lowest and highest
