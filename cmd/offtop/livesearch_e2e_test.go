@@ -101,6 +101,9 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 	if done.Fit.Rule != "latency" || done.MaxPasses != session.SearchMinPasses || len(done.Sizes) < 4 {
 		t.Errorf("search %+v: want the latency rule over %d passes of at least 4 sizes", done, session.SearchMinPasses)
 	}
+	if done.Headline != "/work client" {
+		t.Errorf("search ranked by %q, want the load target's client p99 (/work client)", done.Headline)
+	}
 	for _, n := range done.Sizes {
 		if !slices.Contains(rows, n) {
 			t.Errorf("the search measured %v workers, the sizes after it have rows %v only", done.Sizes, rows)

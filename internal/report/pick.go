@@ -36,12 +36,17 @@ type Pick struct {
 }
 
 // PickFor is s's pick for t (For(s.Sizes, s.Scenario, MinHeld) or its
-// Keep): the search's when one finished on t's scenario, else the best
-// row, else the CPU rule's starting point (s.SuggestedWorkers).
+// Keep): the search's when one finished on t's scenario (named by the
+// figure it ranked by, s.Search.Headline, else t's headline), else the
+// best row, else the CPU rule's starting point (s.SuggestedWorkers).
 func PickFor(s session.Snapshot, t Table) Pick {
 	q := s.Search
 	if q.Fit != nil && q.Scenario == t.Scenario && !q.Canceled && !q.Running {
-		return searchPick(q, t.Spec)
+		h := t.Spec
+		if q.Headline != "" {
+			h = workload.HeadlineNamed(q.Headline)
+		}
+		return searchPick(q, h)
 	}
 	if t.Best >= 0 {
 		r := t.Rows[t.Best]

@@ -94,3 +94,24 @@ func TestPickNamesPriorityRows(t *testing.T) {
 		t.Errorf("plain row picked: %q", p.Line)
 	}
 }
+
+// A search that ranked by another figure than the table's headline (an
+// attached program under a load: its target's client p99) is named by
+// that figure in the pick, not by the probe.
+func TestSearchPickNamesItsHeadline(t *testing.T) {
+	f := sizing.Recommend(workload.RuleLatency, []sizing.Obs{
+		{Workers: 1, ThroughputPerS: 20, HeadlineP99MS: 1.2, LoopP99MS: 0.3},
+		{Workers: 2, ThroughputPerS: 30, HeadlineP99MS: 9, LoopP99MS: 20},
+	})
+	q := session.Search{Scenario: "service", Sizes: []int{1, 2}, Headline: "/ping client", Fit: &f}
+	tb := Table{Scenario: "service", Spec: workload.ProbeHeadline, Best: -1}
+	p := PickFor(session.Snapshot{Run: session.Run{Scenario: "service"}, Search: q}, tb)
+	if !strings.HasPrefix(p.Line, "pick: 1 worker, lowest /ping client p99") || !strings.Contains(p.Figures, "/ping client p99 1.2 ms") {
+		t.Errorf("pick %q / %q: want it named by the /ping client p99", p.Line, p.Figures)
+	}
+	q.Headline = ""
+	p = PickFor(session.Snapshot{Run: session.Run{Scenario: "service"}, Search: q}, tb)
+	if !strings.Contains(p.Line, "lowest probe p99") {
+		t.Errorf("pick %q: without a Headline, the table's (probe)", p.Line)
+	}
+}

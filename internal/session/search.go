@@ -37,6 +37,11 @@ type Search struct {
 	Scenario string `json:"scenario"`
 	Sizes    []int  `json:"sizes"`
 	Step     int    `json:"step"`
+	// Headline names the figure the search ranks sizes by when it is not
+	// the scenario's headline (workload.HeadlineNamed: "/ping client" for
+	// an attached program searched under a load, by its client p99); ""
+	// for the scenario's own.
+	Headline string `json:"headline,omitempty"`
 	// Pass is the pass under way (0 first), MaxPasses the time bound in
 	// passes.
 	Pass      int `json:"pass"`

@@ -95,7 +95,7 @@ func (l *liveSearch) start(s *loadSource) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	l.mu.Lock()
-	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, MaxPasses: session.SearchMinPasses,
+	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, Headline: target + " client", MaxPasses: session.SearchMinPasses,
 		Hold: session.Seconds(hold), OthersMaxCPUs: -1, Spread: make([][]float64, len(sizes))}
 	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
 	l.rows, l.pid = nil, snap.PID
