@@ -297,7 +297,7 @@ func (rs *Readouts) UnmarshalJSON(b []byte) error {
 	slices.Sort(keys)
 	*rs = nil
 	for _, k := range keys {
-		r := workload.Readout{Key: k, Label: k, Unit: workload.UnitOf(k)}
+		r := workload.Readout{Key: k, Label: workload.LabelOf(k), Unit: workload.UnitOf(k)}
 		switch v := m[k].(type) {
 		case bool:
 			r.Bool, r.Known, r.Unit = true, true, ""

@@ -255,6 +255,37 @@ func UnitOf(key string) Unit {
 	return Count
 }
 
+// unitSuffixes are the key suffixes UnitOf reads, longest first.
+var unitSuffixes = []string{"_seconds", "_percent", "_per_s", "_bytes", "_rps", "_pct", "_ms", "_kb", "_s"}
+
+// LabelOf is the screen's label for a readout that reached offtop by its
+// key alone (an attached program's extra object): the key without the
+// unit suffix UnitOf reads (the value's unit says it), its words spaced,
+// and the Node agent's figures by their names (docs/json-lines.md): "ELD
+// p99 raw" for eld_p99_ms (Node's monitorEventLoopDelay, raw), "ELU w0"
+// for elu_w0, "ELU main total" for elu_main_total.
+func LabelOf(key string) string {
+	k := key
+	for _, u := range unitSuffixes {
+		if s, ok := strings.CutSuffix(k, u); ok && s != "" {
+			k = s
+			break
+		}
+	}
+	raw := false
+	switch {
+	case strings.HasPrefix(k, "eld_"):
+		k, raw = "ELD_"+k[len("eld_"):], true
+	case strings.HasPrefix(k, "elu_"):
+		k = "ELU_" + k[len("elu_"):]
+	}
+	k = strings.ReplaceAll(k, "_", " ")
+	if raw {
+		k += " raw"
+	}
+	return k
+}
+
 // In gives r the unit u (Num(...).In(UnitRPS)).
 func (r Readout) In(u Unit) Readout { r.Unit = u; return r }
 
