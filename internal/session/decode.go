@@ -48,7 +48,8 @@ func (d *Decoder) Reset() { d.hist.reset() }
 // Snapshot decodes one line, adding its point to the history. Its
 // Schema is what the line said; the caller refuses another version.
 func (d *Decoder) Snapshot(line []byte) (Snapshot, error) {
-	s := Snapshot{Process: Process{CPUPercent: -1, RSSBytes: -1}, Machine: Machine{OthersCPUs: -1}} // unknown unless the line says
+	s := Snapshot{Process: Process{CPUPercent: -1, RSSBytes: -1}, Machine: Machine{OthersCPUs: -1}, // unknown unless the line says
+		Loop: Loop{LoopBusy: Share(math.NaN())}}
 	w := struct {
 		*Snapshot
 		Actions []string `json:"actions"`
@@ -137,7 +138,7 @@ func (s *Snapshot) clearOutOfRange() int {
 			s.WorkerOnCPU[i] = math.NaN()
 		}
 	}
-	if out(float64(s.LoopBusy), 0, 1) {
+	if v := float64(s.LoopBusy); !math.IsNaN(v) && out(v, 0, 1) { // NaN: null, unknown as sent
 		s.LoopBusy = Share(math.NaN())
 	}
 	if out(float64(s.ThroughputPerSec), 0, maxFigure) {

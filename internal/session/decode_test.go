@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +217,24 @@ func TestDecodeCleansControlCharacters(t *testing.T) {
 	}
 	if s.Scenario == "" || !strings.Contains(s.Look, `\x1b`) {
 		t.Errorf("scenario %q, look %q: want both, the look's ESC written out", s.Scenario, s.Look)
+	}
+}
+
+// A loop_busy the agent could not know (null: a program's own loop) reads
+// as unknown, not as an idle 0, and is no figure out of range.
+func TestDecodeLoopBusyNullIsUnknown(t *testing.T) {
+	var d Decoder
+	s, err := d.Snapshot([]byte(`{"schema":` + strconv.Itoa(SchemaVersion) + `,"loop_busy":null,"loop_queued":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(float64(s.LoopBusy)) || s.OutOfRange != 0 {
+		t.Errorf("loop_busy null: %v, %d out of range; want NaN, 0", s.LoopBusy, s.OutOfRange)
+	}
+	if s, _ = d.Snapshot([]byte(`{"loop_busy":0.25}`)); s.LoopBusy != 0.25 {
+		t.Errorf("loop_busy 0.25 read %v", s.LoopBusy)
+	}
+	if s, _ = d.Snapshot([]byte(`{"loop_busy":7}`)); !math.IsNaN(float64(s.LoopBusy)) || s.OutOfRange != 1 {
+		t.Errorf("loop_busy 7: %v, %d out of range; want NaN, 1", s.LoopBusy, s.OutOfRange)
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -92,10 +93,18 @@ func TestProgramLookSaysWhoseLateness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		look := s.Snapshot().Look
+		snap := s.Snapshot()
 		s.Close()
-		if !strings.Contains(look, c.want) || strings.Contains(look, c.not) {
-			t.Errorf("look %q: want %q, not %q", look, c.want, c.not)
+		if !strings.Contains(snap.Look, c.want) || strings.Contains(snap.Look, c.not) {
+			t.Errorf("look %q: want %q, not %q", snap.Look, c.want, c.not)
+		}
+		// The program's own loop is not the session's to time: its busy
+		// share is unknown, not the idle session Loop's 0.
+		s, next := stepped(t, Config{Interval: 250 * time.Millisecond, Program: &Program{Name: "svc", Post: c.post}})
+		busy := next().LoopBusy
+		s.Close()
+		if mine := c.post == nil; mine == math.IsNaN(float64(busy)) {
+			t.Errorf("post given %v: loop_busy %v, want unknown (NaN) exactly when the loop is the program's", !mine, busy)
 		}
 	}
 }

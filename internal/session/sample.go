@@ -186,7 +186,7 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 			TaskWait:         ps.Wait,
 			TaskRun:          ps.Run,
 		},
-		Loop:    Loop{LoopBusy: Share(fraction(ls.Busy-prevLoop.Busy, dt)), LoopQueued: ls.Queued},
+		Loop:    Loop{LoopBusy: loopBusy(s.target, ls.Busy-prevLoop.Busy, dt), LoopQueued: ls.Queued},
 		Process: Process{CPUPercent: -1, RSSBytes: Bytes(sys.RSS), Goroutines: sys.Goroutines},
 		Probes: Probes{
 			Probe:        lag.Corrected,
@@ -317,4 +317,14 @@ func fraction(d, dt time.Duration) float64 {
 		return 0
 	}
 	return min(max(float64(d)/float64(dt), 0), 1)
+}
+
+// loopBusy is the Loop's busy share over dt, busy of it in callbacks;
+// unknown (NaN) when t posts the probe on a program's own loop, which the
+// session does not run and so cannot time.
+func loopBusy(t target, busy, dt time.Duration) Share {
+	if t.post() != nil {
+		return Share(math.NaN())
+	}
+	return Share(fraction(busy, dt))
 }
