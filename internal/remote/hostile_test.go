@@ -390,3 +390,51 @@ func sleeper(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, peer.Process) {
 	}
 	return cmd, peer.Process{PID: cmd.Process.Pid, Start: st}
 }
+
+// TestRedirectsAreNotFollowed: attach talks to the address it was given
+// only. An agent whose actions answer 307 to another port does not get
+// the given token sent there; one whose info answers 302 to a real agent
+// is no agent (the other is never asked, so never checked, its token file
+// never read, its pool never resized).
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	other := startHostile(t, nil, peer.Process{PID: 1, Start: 5}, "")
+	h := startHostile(t, nil, peer.Process{PID: 1, Start: 5}, "")
+	redirect := func(to string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.srv.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		})
+	}
+	// The actions of h redirect; its info and stream answer.
+	inner := h.srv.Config.Handler
+	h.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			redirect("").ServeHTTP(w, r)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+	c, err := Dial(h.srv.URL, Options{Token: "GIVENTOKEN123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = within(t, "an action answered 307", func() error { return <-c.Post(session.Action{Kind: session.SetWorkers, N: 3}) })
+	if err == nil || !strings.Contains(err.Error(), "307") {
+		t.Errorf("action redirected: %v, want the 307 as the answer", err)
+	}
+	if strings.Contains(other.said(), "GIVENTOKEN123") || other.said() != "" {
+		t.Errorf("the redirect's target was sent %q", other.said())
+	}
+	// An info that redirects.
+	info := httptest.NewServer(redirect(""))
+	defer info.Close()
+	if c2, err := Dial(info.URL, Options{}); err == nil {
+		c2.Close()
+		t.Errorf("info redirected: read as an agent, want not an agent (307)")
+	} else if !errors.Is(err, ErrNotAgent) || !strings.Contains(err.Error(), "307") {
+		t.Errorf("info redirected: %v, want not an agent (307)", err)
+	}
+	if other.said() != "" {
+		t.Errorf("the redirect's target was asked: %q", other.said())
+	}
+}

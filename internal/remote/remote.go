@@ -135,12 +135,16 @@ func DialContext(ctx context.Context, addr string, o Options) (*Client, error) {
 		return nil, err
 	}
 	dialer := &net.Dialer{Timeout: 2 * time.Second}
-	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, ResponseHeaderTimeout: 5 * time.Second}}
+	// Neither client follows a redirect: the agent is the address given,
+	// so a 3xx is an answer (not an agent's), never a hop elsewhere for its
+	// checks, its token file or the token.
+	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, ResponseHeaderTimeout: 5 * time.Second},
+		CheckRedirect: noRedirect}
 	ctl := &http.Client{Transport: &http.Transport{
 		DialContext:           func(ctx context.Context, _, a string) (net.Conn, error) { return dialControl(ctx, dialer, a) },
 		DisableKeepAlives:     true, // every connection that carries the token is checked when made
 		ResponseHeaderTimeout: 5 * time.Second,
-	}}
+	}, CheckRedirect: noRedirect}
 	dir := o.TokenDir
 	if dir == "" {
 		dir = agent.DefaultTokenDir()
@@ -171,6 +175,9 @@ func DialContext(ctx context.Context, addr string, o Options) (*Client, error) {
 	go c.control()
 	return c, nil
 }
+
+// noRedirect makes an http.Client return a redirect as the answer.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // stream is an open Snapshot stream.
 type stream struct {
