@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/offtop/offtop/internal/cliflag"
+	"github.com/offtop/offtop/internal/fleet"
 	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/load"
+	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
@@ -54,6 +56,10 @@ func attachFlags(o *options) (fs *cliflag.Set, token, keys, loadSpec, route *str
 	fo = fleetFlags(fs)
 	return fs, token, keys, loadSpec, route, fo
 }
+
+// tokenRule says what a --token may be: what an agent's token file may
+// hold (peer.ValidToken).
+var tokenRule = fmt.Sprintf("not a token: at most %d bytes of letters, digits and -._~+/=", peer.MaxTokenBytes)
 
 const attachShortUsage = "usage: offtop attach ADDR [--token T] [--headless] [--keys SCRIPT] [--duration D]  (offtop attach --help)"
 
@@ -101,6 +107,12 @@ func parseAttach(args []string) (options, string, error) {
 	seen := fs.Seen()
 	if seen["token"] && *token == "" {
 		return o, "", usagef("attach: --token: empty (leave it out to read the agent's token file)")
+	}
+	if seen["token"] && !peer.ValidToken([]byte(*token)) {
+		return o, "", usagef("attach: --token: %s", tokenRule)
+	}
+	if _, err := fleet.ParseSortKey(*fo.sortBy); err != nil {
+		return o, "", usagef("attach: --sort: %v", err)
 	}
 	steps, err := keySteps(*keys, seen)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/offtop/offtop/internal/cliflag"
@@ -32,10 +33,12 @@ type fleetOptions struct {
 // maxFleet bounds the processes of one fleet.
 const maxFleet = 256
 
-// Bounds on a --from file: its size, and one line's (its newline counted).
+// Bounds on a --from file: its size, one line's (its newline counted),
+// and how long a pipe may take to its end.
 const (
 	maxFromBytes = 1 << 20
 	maxFromLine  = 64 << 10
+	fromTimeout  = 5 * time.Second
 )
 
 // fleetFlags defines the fleet's flags into fs.
@@ -57,11 +60,14 @@ func (fo *fleetOptions) addrs(first string, rest []string) ([]string, error) {
 	if *fo.from == "" {
 		return out, nil
 	}
-	f, err := os.Open(*fo.from)
+	// Non-blocking, so a FIFO with no writer neither hangs the open nor,
+	// with a writer that never writes, the read past fromTimeout.
+	f, err := os.OpenFile(*fo.from, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, usagef("attach: --from: %v", err)
 	}
 	defer f.Close()
+	_ = f.SetReadDeadline(time.Now().Add(fromTimeout)) // a regular file has none: it does not wait
 	sc := bufio.NewScanner(io.LimitReader(f, maxFromBytes+1))
 	sc.Buffer(nil, maxFromLine)
 	read := 0
@@ -83,6 +89,8 @@ func (fo *fleetOptions) addrs(first string, rest []string) ([]string, error) {
 	switch err := sc.Err(); {
 	case errors.Is(err, bufio.ErrTooLong):
 		return nil, usagef("attach: --from: %s line %d is over %d KiB", *fo.from, n, maxFromLine>>10)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, usagef("attach: --from: %s: no end within %v (a pipe nobody closes?)", *fo.from, fromTimeout)
 	case err != nil:
 		return nil, usagef("attach: --from: %s: %v", *fo.from, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,10 @@ func TestParseFleetRefusals(t *testing.T) {
 	over, long := filepath.Join(dir, "over"), filepath.Join(dir, "long")
 	os.WriteFile(over, []byte(strings.Repeat("# "+strings.Repeat("c", 61)+"\n", 1<<20/64-1)+strings.Repeat("#", 60)+"\na:7070\n"), 0o600)
 	os.WriteFile(long, []byte("a:1\n"+strings.Repeat("#", 70<<10)+"\nb:2\n"), 0o600)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -70,6 +75,10 @@ func TestParseFleetRefusals(t *testing.T) {
 		{[]string{"127.0.0.1:7070", "http://127.0.0.1:07070/debug/offtop"}, `"127.0.0.1:7070" and "http://127.0.0.1:07070/debug/offtop" are one agent (ADDR 1 and 2)`},
 		{[]string{"Host:80", "http://host/"}, "are one agent (ADDR 1 and 2)"},
 		{[]string{"a:1", "b:2", "--token", "t"}, "--token is one process's token"},
+		{[]string{"a:1", "--sort", "speed"}, `--sort: unknown sort key "speed"`}, // one ADDR too
+		{[]string{"a:1", "--token", "abc\r\nX-Evil: 1"}, "--token: not a token: at most 256 bytes"},
+		{[]string{"a:1", "--token", strings.Repeat("t", 257)}, "--token: not a token"},
+		{[]string{"--from", fifo}, "has no address"}, // no writer: read at once, not waited for
 	} {
 		_, _, err := parseAttach(c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

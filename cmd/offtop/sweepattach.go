@@ -10,6 +10,7 @@ import (
 	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/decimal"
 	"github.com/offtop/offtop/internal/load"
+	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sweep"
@@ -94,6 +95,9 @@ func (a *sweepAttach) check(fs *cliflag.Set, seen map[string]bool) error {
 	a.spec = spec
 	if seen["token"] && a.token == "" {
 		return errors.New("--token: empty (leave it out to read the agent's token file)")
+	}
+	if seen["token"] && !peer.ValidToken([]byte(a.token)) {
+		return errors.New("--token: " + tokenRule)
 	}
 	if a.route == "" {
 		a.route = spec[0].Path

@@ -42,6 +42,7 @@ func TestSweepAttachRefusals(t *testing.T) {
 		{"refused", []string{"--attach", none, "--load", "/ping=20/s"}, "sweep: --attach: unreachable: nothing listens on " + none},
 		{"no agent", []string{"--attach", strings.TrimPrefix(notAgent.URL, "http://"), "--load", "/ping=20/s"}, "sweep: --attach: not an offtop agent: "},
 		{"no load", []string{"--attach", addr}, "sweep: --attach: needs --load SPEC"},
+		{"token", []string{"--attach", addr, "--load", "/ping=20/s", "--token", "a\r\nb"}, "sweep: --token: not a token: at most 256 bytes"},
 		{"route", []string{"--attach", addr, "--load", "/ping=20/s", "--route", "/fib"}, `sweep: --route: "/fib" is not a target of --load (/ping=20/s)`},
 		{"scenario", []string{"--attach", addr, "--load", "/ping=20/s", "--scenario", "count"}, "sweep: --scenario: not with --attach"},
 		{"route alone", []string{"--route", "/ping"}, "sweep: --route: only with --attach ADDR"},

@@ -40,9 +40,9 @@ func Loopback(addr net.Addr) (*net.TCPAddr, bool) {
 	return tcp, ok && tcp.IP.IsLoopback()
 }
 
-// validToken reports whether b (trimmed) is a token: 1..MaxTokenBytes
-// bytes of letters, digits and -._~+/=, nothing that could end a header.
-func validToken(b []byte) bool {
+// ValidToken reports whether b is a token: 1..MaxTokenBytes bytes of
+// letters, digits and -._~+/=, nothing that could end a header.
+func ValidToken(b []byte) bool {
 	if len(b) == 0 || len(b) > MaxTokenBytes {
 		return false
 	}

@@ -168,7 +168,7 @@ func ReadToken(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrTokenFile, path, err)
 	}
-	if b = bytes.TrimSpace(b); !validToken(b) {
+	if b = bytes.TrimSpace(b); !ValidToken(b) {
 		return "", fmt.Errorf("%w: %s does not hold a token", ErrTokenFile, path)
 	}
 	return string(b), nil
