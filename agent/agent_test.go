@@ -114,6 +114,9 @@ func TestActionNeedsToken(t *testing.T) {
 	if code := post(t, url, strings.TrimSpace(string(b)), `{"kind":"next_scenario"}`); code != http.StatusUnprocessableEntity {
 		t.Fatalf("tab: %d, want 422", code)
 	}
+	if code := post(t, url, strings.TrimSpace(string(b)), `{"kind":"set_workers"}`); code != http.StatusBadRequest || p.Size() != 4 {
+		t.Fatalf("set_workers without n: %d and %d workers, want 400 and the pool left at 4", code, p.Size())
+	}
 	if code := post(t, url, strings.TrimSpace(string(b)), strings.Repeat(" ", MaxBodyBytes+1)); code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a body over %d bytes: %d, want 413", MaxBodyBytes, code)
 	}

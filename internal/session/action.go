@@ -46,18 +46,32 @@ func (a Action) MarshalJSON() ([]byte, error) {
 	return json.Marshal(actionJSON{Kind: n, N: a.N, Key: a.Key})
 }
 
+// takesN are the kinds whose N is their argument: their JSON must give
+// "n" (0 is a size, so a missing one is not read as 0).
+var takesN = map[ActionKind]bool{SetWorkers: true, AddWorkers: true, Load: true, AddGOMAXPROCS: true, Turn: true}
+
 // UnmarshalJSON decodes {"kind":NAME,"n":N}; an unknown kind is an error
-// wrapping ErrAction.
+// wrapping ErrAction, a kind that takes N without "n" an error.
 func (a *Action) UnmarshalJSON(b []byte) error {
-	var j actionJSON
+	var j struct {
+		actionJSON
+		N *int `json:"n"`
+	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
 	for k, n := range actionNames {
-		if n == j.Kind {
-			*a = Action{Kind: k, N: j.N, Key: j.Key}
-			return nil
+		if n != j.Kind {
+			continue
 		}
+		*a = Action{Kind: k, Key: j.Key}
+		switch {
+		case j.N != nil:
+			a.N = *j.N
+		case takesN[k]:
+			return fmt.Errorf("%s without n", j.Kind)
+		}
+		return nil
 	}
 	return fmt.Errorf("%w: unknown kind %q", ErrAction, j.Kind)
 }

@@ -124,6 +124,16 @@ func TestActionJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"kind":"rm_rf","n":1}`), &a); err == nil {
 		t.Fatal("an unknown kind decoded")
 	}
+	// A kind that takes n needs it (a missing one is not size 0); the
+	// others do not.
+	for k := range takesN {
+		if err := json.Unmarshal([]byte(`{"kind":"`+k.String()+`"}`), &a); err == nil {
+			t.Errorf("%s without n decoded as %+v", k, a)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"reset"}`), &a); err != nil || a.Kind != Reset {
+		t.Errorf("reset without n: %+v, %v", a, err)
+	}
 }
 
 // TestDecodeCleansControlCharacters: a line with ESC, BEL, CSI (7-bit and

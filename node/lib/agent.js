@@ -22,6 +22,8 @@ const { Pool, MAX_WORKERS } = require('./pool');
 const SCHEMA = 1;
 const DEFAULT_PATH = '/debug/offtop/';
 const MAX_BODY_BYTES = 4 << 10;
+// The action kinds whose n is their argument, as the Go agent's (session.takesN).
+const TAKES_N = new Set(['set_workers', 'add_workers', 'load', 'add_gomaxprocs', 'turn']);
 const CLIENT_BUFFER = 16; // lines a client may be behind before it is dropped
 const WRITE_TIMEOUT_MS = 5000;
 const MAX_CLIENTS = 16;
@@ -739,6 +741,8 @@ class Agent {
       try {
         a = JSON.parse(Buffer.concat(parts).toString('utf8'));
         if (!a || typeof a.kind !== 'string') throw new Error('no kind');
+        // A kind that takes n needs it: a missing one is not size 0.
+        if (a.n === undefined && TAKES_N.has(a.kind)) throw new Error(`${a.kind} without n`);
         if (a.n === undefined) a.n = 0;
         if (typeof a.n !== 'number') throw new Error('n is not a number');
       } catch (err) {

@@ -97,6 +97,18 @@ test('bad actions: 400, 413, 422, each one line', async (t) => {
   assert.equal(pool.size, 0);
 });
 
+test('an action that takes n without it: 400, the pool untouched', async (t) => {
+  const { addr, pool, token } = await agentWithPool(t);
+  let r = await request(addr, 'POST', 'action', { token, body: { kind: 'set_workers', n: 2 } });
+  assert.equal(r.status, 200, r.body);
+  r = await request(addr, 'POST', 'action', { token, body: { kind: 'set_workers' } });
+  assert.equal(r.status, 400, r.body);
+  assert.match(r.body, /set_workers without n/);
+  assert.equal(pool.size, 2);
+  r = await request(addr, 'POST', 'action', { token, body: { kind: 'reset' } });
+  assert.equal(r.status, 200, r.body);
+});
+
 test('without control: 403', async (t) => {
   const { addr, pool } = await agentWithPool(t, { control: false });
   const r = await request(addr, 'POST', 'action', { token: 'x', body: { kind: 'set_workers', n: 2 } });
