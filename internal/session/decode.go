@@ -118,7 +118,9 @@ const maxFigure = 1e15
 // throughput_per_s, cpu_seconds or probe_p99_1s_ms negative or over
 // maxFigure (NaN); cpu_percent negative or over 150 per CPU of num_cpu
 // (-1); cpu_limit negative or over maxFigure (0); a number in extra over
-// maxFigure either way (Known false).
+// maxFigure either way (Known false); t_s negative or over maxFigure (0);
+// a negative count or size (workers, queue_depth, running, gomaxprocs,
+// num_cpu, goroutines, loop_queued, submitted, completed, failed: 0).
 func (s *Snapshot) clearOutOfRange() int {
 	n := 0
 	out := func(v, lo, hi float64) bool {
@@ -159,6 +161,23 @@ func (s *Snapshot) clearOutOfRange() int {
 	for i, r := range s.Readouts {
 		if r.Known && !r.Bool && !r.Str && out(math.Abs(r.Value), 0, maxFigure) {
 			s.Readouts[i].Known, s.Readouts[i].Value = false, 0
+		}
+	}
+	if out(time.Duration(s.Elapsed).Seconds(), 0, maxFigure) {
+		s.Elapsed = 0
+	}
+	// Counts and sizes: none is negative (a size past the pool's bound is
+	// the agent's to refuse, and shows as sent).
+	for _, c := range []*int{&s.Workers, &s.GOMAXPROCS, &s.NumCPU, &s.Goroutines, &s.LoopQueued} {
+		if *c < 0 {
+			n++
+			*c = 0
+		}
+	}
+	for _, c := range []*int64{&s.QueueDepth, &s.Running, &s.Submitted, &s.Completed, &s.Failed} {
+		if *c < 0 {
+			n++
+			*c = 0
 		}
 	}
 	return n

@@ -84,6 +84,9 @@ func TestDecodeOutOfRange(t *testing.T) {
 		{`"cpu_percent":150`, `"cpu_percent":1e300`},
 		{`"cpu_seconds":3`, `"cpu_seconds":1e308`},
 		{`"x_ms":2`, `"x_ms":-1e308`},
+		{`"t_s":0`, `"t_s":1e308`},
+		{`"workers":2`, `"workers":-3`},
+		{`"gomaxprocs":0`, `"gomaxprocs":-2`},
 	} {
 		if !strings.Contains(bad, r[0]) {
 			t.Fatalf("no %s in %s", r[0], good)
@@ -95,8 +98,11 @@ func TestDecodeOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	if s.OutOfRange != 7 {
-		t.Errorf("OutOfRange %d, want 7", s.OutOfRange)
+	if s.OutOfRange != 10 {
+		t.Errorf("OutOfRange %d, want 10", s.OutOfRange)
+	}
+	if s.Elapsed != 0 || s.Workers != 0 || s.GOMAXPROCS != 0 {
+		t.Errorf("decoded: t_s %v, workers %d, gomaxprocs %d; want 0 (unknown) for each", s.Elapsed, s.Workers, s.GOMAXPROCS)
 	}
 	if !math.IsNaN(s.WorkerBusy[0]) || s.WorkerBusy[1] != 1 || !math.IsNaN(s.WorkerOnCPU[1]) || s.WorkerOnCPU[0] != 0.25 ||
 		!math.IsNaN(float64(s.LoopBusy)) || !math.IsNaN(float64(s.ThroughputPerSec)) || s.CPUPercent != -1 ||
@@ -114,10 +120,10 @@ func TestDecodeOutOfRange(t *testing.T) {
 			t.Errorf("no %s in %s", w, out)
 		}
 	}
-	if s, _ = d.Snapshot(good); s.OutOfRange != 7 {
-		t.Errorf("after a line in range OutOfRange %d, want 7 still", s.OutOfRange)
+	if s, _ = d.Snapshot(good); s.OutOfRange != 10 {
+		t.Errorf("after a line in range OutOfRange %d, want 10 still", s.OutOfRange)
 	}
-	if s, _ = d.Snapshot([]byte(bad)); s.OutOfRange != 14 {
-		t.Errorf("after a second bad line OutOfRange %d, want 14", s.OutOfRange)
+	if s, _ = d.Snapshot([]byte(bad)); s.OutOfRange != 20 {
+		t.Errorf("after a second bad line OutOfRange %d, want 20", s.OutOfRange)
 	}
 }
