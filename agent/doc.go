@@ -48,7 +48,8 @@
 //     default_gomaxprocs), with the header "Authorization: Bearer TOKEN".
 //     200 when applied; 401 without the token or with a wrong one (nothing
 //     changes); 403 when the program did not opt in (Options.Control); 400
-//     for a body that is not one action; 413 for a body over MaxBodyBytes;
+//     for a body that is not one action (a kind that takes n without
+//     it among them); 413 for a body over MaxBodyBytes;
 //     422 when the action cannot apply, the reason in the body (a size out
 //     of 0..256; size 0 on a pool with no inline path, pool.Options.Inline,
 //     where every task would stay queued).
@@ -101,7 +102,8 @@
 // FIFO, a link, another owner or mode, a larger file, another DIR, a
 // system without /proc) and attach sends no token: control needs
 // --token. Each connection that carries the token is checked again when
-// made. After a reconnect the token, found or given, is sent again only
+// made, and attach follows no redirect (info, stream or action): a 3xx is
+// the answer, never a hop to another address. After a reconnect the token, found or given, is sent again only
 // to the same process: the same pid and start_ticks claimed as the first
 // time, that pid running with that start (/proc/PID/stat), and holding
 // the listener if the first one was checked to. A pid gone or started at
