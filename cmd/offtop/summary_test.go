@@ -269,6 +269,19 @@ func TestSummarySaysWhatTheServerServed(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("attached summary:\n%s\nwant the line %q", out, want)
 	}
+	// Under attach --load, offtop's own client's figures per size too.
+	snap.LoadClient = &session.LoadClient{Spec: "/ping=50/s", Targets: []session.LoadTarget{{Target: "/ping",
+		BySize: map[int]hist.Summary{1: {P99: msd(1.2), Count: 250}, 2: {P99: msd(4.5), Count: 249}, 3: {}}}}}
+	sm = &summary{First: "server"}
+	sm.Add(snap)
+	sm.Finish(35 * time.Second)
+	out = ansi.Strip(sm.String())
+	for _, want := range []string{"  client at 1 worker (offtop's load, from due): /ping p99 1.20 ms of 250\n",
+		"  client at 2 workers (offtop's load, from due): /ping p99 4.50 ms of 249\n"} {
+		if !strings.Contains(out, want) || strings.Contains(out, "client at 3") {
+			t.Errorf("summary under a load:\n%s\nwant the line %q and none for a size with no request", out, want)
+		}
+	}
 }
 
 // TestSummaryAttachedEarlierAndIdle: attached, the rows of a program that

@@ -130,6 +130,11 @@ func (sm *Summary) sizes(b *strings.Builder, rows session.SizeRows, search bool)
 		for _, l := range servedLines(rows, name) {
 			b.WriteString("  " + l + "\n")
 		}
+		if search { // the load runs against the program of now, not an earlier one
+			for _, l := range clientLines(src.LoadClient) {
+				b.WriteString("  " + l + "\n")
+			}
+		}
 		if len(idle) > 0 {
 			b.WriteString("  idle, the pool with no task (in no figure above): " + strings.Join(idle, ", ") + "\n")
 		}
@@ -167,6 +172,29 @@ func servedLines(rows session.SizeRows, name string) []string {
 		if len(eps) > 0 {
 			out = append(out, fmt.Sprintf("served at %s (server side, any client): %s", SizeName(r.Workers), strings.Join(eps, ", ")))
 		}
+	}
+	return out
+}
+
+// clientLines are, per pool size, the latency offtop's own load client
+// read (attach --load: from each request's due time, of the requests due
+// while that size was in force): "client at 1 worker (offtop's load,
+// from due): /ping p99 1.20 ms of 250". None without a load.
+func clientLines(lc *session.LoadClient) []string {
+	if lc == nil {
+		return nil
+	}
+	sizes := map[int][]string{}
+	for _, t := range lc.Targets {
+		for n, s := range t.BySize {
+			if s.Count > 0 {
+				sizes[n] = append(sizes[n], fmt.Sprintf("%s p99 %s ms of %d", t.Target, Figure(s.P99.Seconds()*1e3), s.Count))
+			}
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(sizes)) {
+		out = append(out, fmt.Sprintf("client at %s (offtop's load, from due): %s", SizeName(n), strings.Join(sizes[n], ", ")))
 	}
 	return out
 }
