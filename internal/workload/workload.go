@@ -232,31 +232,28 @@ const (
 	UnitKiB Unit = "KiB"
 )
 
+// unitSuffixes are the key suffixes of the extra object's naming rule
+// (docs/json-lines.md) and the unit each names, in the order they are
+// tried: "_per_s" before "_s", "_seconds" before "_s".
+var unitSuffixes = []struct {
+	suffix string
+	unit   Unit
+}{
+	{"_ms", UnitMS}, {"_per_s", UnitPerSec}, {"_seconds", UnitSeconds}, {"_s", UnitSeconds},
+	{"_rps", UnitRPS}, {"_pct", UnitPercent}, {"_percent", UnitPercent}, {"_bytes", UnitBytes}, {"_kb", UnitKiB},
+}
+
 // UnitOf is the unit a readout key names by its suffix (Count when none):
 // the naming rule of the extra object (docs/json-lines.md), by which a
 // reader of the JSON gets a readout's unit back.
 func UnitOf(key string) Unit {
-	switch {
-	case strings.HasSuffix(key, "_ms"):
-		return UnitMS
-	case strings.HasSuffix(key, "_per_s"):
-		return UnitPerSec
-	case strings.HasSuffix(key, "_seconds"), strings.HasSuffix(key, "_s"):
-		return UnitSeconds
-	case strings.HasSuffix(key, "_rps"):
-		return UnitRPS
-	case strings.HasSuffix(key, "_pct"), strings.HasSuffix(key, "_percent"):
-		return UnitPercent
-	case strings.HasSuffix(key, "_bytes"):
-		return UnitBytes
-	case strings.HasSuffix(key, "_kb"):
-		return UnitKiB
+	for _, u := range unitSuffixes {
+		if strings.HasSuffix(key, u.suffix) {
+			return u.unit
+		}
 	}
 	return Count
 }
-
-// unitSuffixes are the key suffixes UnitOf reads, longest first.
-var unitSuffixes = []string{"_seconds", "_percent", "_per_s", "_bytes", "_rps", "_pct", "_ms", "_kb", "_s"}
 
 // LabelOf is the screen's label for a readout that reached offtop by its
 // key alone (an attached program's extra object): the key without the
@@ -267,7 +264,7 @@ var unitSuffixes = []string{"_seconds", "_percent", "_per_s", "_bytes", "_rps", 
 func LabelOf(key string) string {
 	k := key
 	for _, u := range unitSuffixes {
-		if s, ok := strings.CutSuffix(k, u); ok && s != "" {
+		if s, ok := strings.CutSuffix(k, u.suffix); ok && s != "" {
 			k = s
 			break
 		}

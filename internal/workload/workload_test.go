@@ -23,3 +23,16 @@ func TestLabelOf(t *testing.T) {
 		}
 	}
 }
+
+// UnitOf reads the naming rule's suffixes; a key with none is a count.
+func TestUnitOf(t *testing.T) {
+	for key, want := range map[string]Unit{
+		"ping_p99_ms": UnitMS, "throughput_per_s": UnitPerSec, "wall_s": UnitSeconds, "cpu_seconds": UnitSeconds,
+		"served_ping_rps": UnitRPS, "cpu_pct": UnitPercent, "cpu_percent": UnitPercent, "heap_used_bytes": UnitBytes,
+		"payload_kb": UnitKiB, "loops": Count, "elu_main": Count,
+	} {
+		if got := UnitOf(key); got != want {
+			t.Errorf("UnitOf(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
