@@ -98,16 +98,17 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 }
 
 // routeColumns are an attached program's columns for the featured route
-// (featuredRoute, the headline's): the middleware's p99 at each size
-// (the row's served figures) and, under --load, the client's p99 of the
-// requests due while the size was in force (from their due time); none
+// (featuredRoute, the headline's): under --load, first, the client's p99
+// of the requests due while the size was in force (from their due time;
+// the figure `a` ranks by, so a narrow panel cuts the other one), then
+// the middleware's p99 at each size (the row's served figures); none
 // without the middleware.
 func routeColumns(s session.Snapshot) []report.Column {
 	route := featuredRoute(s)
 	if s.Endpoints == nil || route == "" {
 		return nil
 	}
-	cols := []report.Column{{Head: "route p99 ms", Width: 12, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }}}
+	var cols []report.Column
 	if t := clientOf(s.LoadClient, route); t != nil {
 		by := t.BySize
 		cols = append(cols, report.Column{Head: "client p99 ms", Width: 13, Cell: func(_ int, r session.SizeJSON) string {
@@ -117,7 +118,7 @@ func routeColumns(s session.Snapshot) []report.Column {
 			return "n/a"
 		}})
 	}
-	return cols
+	return append(cols, report.Column{Head: "route p99 ms", Width: 12, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }})
 }
 
 // searchPlan is what a running search does, for the panel's last line:
