@@ -160,7 +160,7 @@ func TestSoak(t *testing.T) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		// Read /proc first, as close to the sample as we can.
-		s := soakSample{RunDelay: procRunDelay(pid)}
+		s := soakSample{RunDelay: procRunDelay(pid), Steal: machineSteal()}
 		if err := json.Unmarshal(sc.Bytes(), &s.soakLine); err != nil {
 			t.Errorf("line after sample %d is not JSON: %v\n%s", len(run.Samples), err, sc.Text())
 			continue
@@ -171,20 +171,30 @@ func TestSoak(t *testing.T) {
 	close(stopPoll)
 	<-polled
 	run.EndRunDelay = max(end, lastDelay)
+	run.EndSteal = machineSteal()
 	waitErr := cmd.Wait()
 	wall := time.Since(began)
 
+	res := checkSoak(run)
+	var ends []string // the run's own ends, before checkSoak's problems
 	if waitErr != nil {
-		t.Errorf("offtop exited with %v, want status 0; stderr:\n%s", waitErr, stderr.String())
+		ends = append(ends, fmt.Sprintf("offtop exited with %v, want status 0 (its stderr is above)", waitErr))
 	}
 	if strings.Contains(stderr.String(), "panic") || strings.Contains(stderr.String(), "goroutine ") {
-		t.Errorf("stack trace on stderr:\n%s", stderr.String())
+		ends = append(ends, "a stack trace on stderr (above)")
 	}
 	if err := sc.Err(); err != nil {
-		t.Errorf("reading stdout: %v", err)
+		ends = append(ends, fmt.Sprintf("reading stdout: %v", err))
 	}
-
-	res := checkSoak(run)
+	res.Problems = append(ends, res.Problems...)
+	if busy == "" {
+		busy = soakBusy(run)
+	}
+	// offtop's summary first, so that the failures come last in the
+	// output, where a CI log that keeps only its tail shows them.
+	if len(res.Problems) > 0 || (busy == "" && len(res.Timing) > 0) || t.Failed() {
+		t.Logf("offtop's stderr:\n%s", stderr.String())
+	}
 	t.Logf("soak %v: %d samples in %v of wall time", d, len(run.Samples), wall.Round(100*time.Millisecond))
 	for _, l := range res.Log {
 		t.Log(l)
@@ -199,30 +209,30 @@ func TestSoak(t *testing.T) {
 			fail(p)
 		}
 	}
-	report(res.Problems, t.Error)
-	if busy == "" {
-		busy = soakBusy(run)
-	}
 	if busy != "" {
 		t.Logf("timing limits (2 and 4) not judged: the machine is busy (%s); %d would have failed:", busy, len(res.Timing))
 		report(res.Timing, t.Log)
 	} else {
 		report(res.Timing, t.Error)
 	}
-	if t.Failed() {
-		t.Logf("offtop's summary (stderr):\n%s", stderr.String())
-	}
+	report(res.Problems, t.Error)
 }
 
 // soakBusy says why the run's timing limits cannot be judged: offtop's
 // threads were starved (waited for a CPU for half of a 2s period or more,
-// see checkSoakStream) in more than a tenth of the periods; "" when not.
-// On a quiet machine a period has about 0.3s of such waiting.
+// see checkSoakStream) in more than a tenth of the periods, or more than a
+// tenth of its lines said machine_busy (others took more than
+// sysinfo.BusyShare of the machine); "" when neither. On a quiet machine a
+// period has about 0.3s of such waiting.
 func soakBusy(run soakRun) string {
 	waited := map[int]time.Duration{}
 	ss := run.Samples
-	for i := 1; i < len(ss); i++ {
-		if ss[i].RunDelay >= 0 && ss[i-1].RunDelay >= 0 {
+	crowded := 0
+	for i := range ss {
+		if ss[i].MachineBusy {
+			crowded++
+		}
+		if i > 0 && ss[i].RunDelay >= 0 && ss[i-1].RunDelay >= 0 {
 			waited[int(soakT(ss[i])/soakPeriod)] += ss[i].RunDelay - ss[i-1].RunDelay
 		}
 	}
@@ -236,7 +246,31 @@ func soakBusy(run soakRun) string {
 		return fmt.Sprintf("offtop's threads waited >= %v for a CPU in %d of %d periods of %v (run delay, /proc/PID/task/*/schedstat)",
 			soakPeriod/2, starved, n, soakPeriod)
 	}
+	if crowded*10 > len(ss) {
+		return fmt.Sprintf("%d of %d lines said machine_busy: others took more than their share", crowded, len(ss))
+	}
 	return ""
+}
+
+// machineSteal is the machine's steal time since boot, summed over its
+// CPUs (the eighth figure of /proc/stat's "cpu" line, in USER_HZ ticks,
+// taken as 100 a second as on every Linux this runs on); -1 when
+// unreadable.
+func machineSteal() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return -1
+	}
+	v, err := strconv.ParseInt(f[8], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return time.Duration(v) * 10 * time.Millisecond
 }
 
 // soakKeys is the --keys script: size (k-1) mod 9 at 2k seconds, for every
@@ -269,6 +303,7 @@ type soakLine struct {
 	RSSBytes      *int64         `json:"rss_bytes"`
 	Goroutines    int            `json:"goroutines"`
 	SamplesMissed int64          `json:"samples_missed"`
+	MachineBusy   bool           `json:"machine_busy"`
 	Extra         map[string]any `json:"extra"`
 }
 
@@ -280,6 +315,11 @@ type soakSample struct {
 	// waiting for a CPU (schedstat run_delay, summed over threads); < 0
 	// unknown. Only differences between readings mean anything.
 	RunDelay time.Duration
+	// Steal is the time the host ran something else while this virtual
+	// machine's CPUs wanted to run (/proc/stat steal, summed over CPUs);
+	// < 0 unknown. A guest's run_delay does not count it, so a sample the
+	// host held back shows here, not there. Differences only.
+	Steal time.Duration
 }
 
 // soakRun is one soak run as checkSoak sees it.
@@ -287,6 +327,7 @@ type soakRun struct {
 	Duration    time.Duration // the --duration given
 	Samples     []soakSample
 	EndRunDelay time.Duration // RunDelay at the end of stdout; < 0 unknown
+	EndSteal    time.Duration // Steal at the end of stdout; < 0 unknown
 }
 
 // soakResult is checkSoak's verdict: Problems (empty: pass) and Log, the
@@ -390,31 +431,44 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 	ss := run.Samples
 	limit := soakInterval + soakInterval/2
 	excused, lateSamples := 0, 0
-	// judge decides a gap: ok, excused (logged) or a problem.
-	judge := func(what string, at time.Duration, gap time.Duration, missed int64, d0, d1 time.Duration) {
+	// judge decides a gap: ok, excused (logged) or a problem. d0, d1 are
+	// the run_delay readings at its ends, s0, s1 the steal readings.
+	judge := func(what string, at time.Duration, gap time.Duration, missed int64, d0, d1, s0, s1 time.Duration) {
 		overdue := gap - soakInterval
 		if gap <= limit && missed == 0 {
 			return
 		}
 		lateSamples++
-		waited := d1 - d0
-		if d0 >= 0 && d1 >= 0 && overdue > 0 && waited >= overdue {
+		waited, stolen := d1-d0, s1-s0
+		why := ""
+		switch {
+		case overdue <= 0:
+		case d0 >= 0 && d1 >= 0 && waited >= overdue:
+			why = fmt.Sprintf("offtop's threads waited %v for a CPU meanwhile (>= the %v it was overdue): the machine starved it",
+				waited.Round(time.Millisecond), overdue.Round(time.Millisecond))
+		case s0 >= 0 && s1 >= 0 && stolen >= overdue:
+			why = fmt.Sprintf("the host stole %v of this machine's CPUs meanwhile (>= the %v it was overdue)",
+				stolen.Round(time.Millisecond), overdue.Round(time.Millisecond))
+		}
+		if why != "" {
 			excused++
 			for k := int((at - gap) / soakPeriod); k <= int(at/soakPeriod); k++ {
 				disturbed[k] = true
 			}
-			res.log("excused: %s: %v after the previous, samples_missed +%d; offtop's threads waited %v for a CPU meanwhile (>= the %v it was overdue): the machine starved it",
-				what, gap.Round(time.Millisecond), missed, waited.Round(time.Millisecond), overdue.Round(time.Millisecond))
+			res.log("excused: %s: %v after the previous, samples_missed +%d; %s", what, gap.Round(time.Millisecond), missed, why)
 			return
 		}
 		ev := "no run_delay reading"
 		if d0 >= 0 && d1 >= 0 {
 			ev = fmt.Sprintf("offtop's threads waited only %v for a CPU meanwhile", waited.Round(time.Millisecond))
 		}
+		if s0 >= 0 && s1 >= 0 {
+			ev += fmt.Sprintf(", the host stole %v", stolen.Round(time.Millisecond))
+		}
 		res.failTiming("%s: %v after the previous sample (limit %v), samples_missed +%d; %s: a sample is missing",
 			what, gap.Round(time.Millisecond), limit, missed, ev)
 	}
-	prevT, prevMissed, prevDelay := time.Duration(0), int64(0), time.Duration(0)
+	prevT, prevMissed, prevDelay, prevSteal := time.Duration(0), int64(0), time.Duration(0), time.Duration(-1)
 	for i, s := range ss {
 		t := soakT(s)
 		if i > 0 && t <= prevT {
@@ -427,13 +481,13 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 		if i == 0 {
 			d0 = 0 // offtop's threads start with run_delay 0
 		}
-		judge(fmt.Sprintf("sample %d (t=%.3fs)", i+1, s.TS), t, t-prevT, s.SamplesMissed-prevMissed, d0, s.RunDelay)
-		prevT, prevMissed, prevDelay = t, s.SamplesMissed, s.RunDelay
+		judge(fmt.Sprintf("sample %d (t=%.3fs)", i+1, s.TS), t, t-prevT, s.SamplesMissed-prevMissed, d0, s.RunDelay, prevSteal, s.Steal)
+		prevT, prevMissed, prevDelay, prevSteal = t, s.SamplesMissed, s.RunDelay, s.Steal
 	}
 	// The tail: a sampler that stops leaves the run going, without lines.
 	if gap := run.Duration - prevT; gap > limit {
 		judge(fmt.Sprintf("the end (--duration %v): the last sample is at t=%.3fs; the stream ends", run.Duration, ss[len(ss)-1].TS),
-			run.Duration, gap, 0, prevDelay, run.EndRunDelay)
+			run.Duration, gap, 0, prevDelay, run.EndRunDelay, prevSteal, run.EndSteal)
 	}
 	// A period in which offtop's threads waited for a CPU for half of it
 	// or more was starved even if its samples came on time: a key may
@@ -454,6 +508,18 @@ func checkSoakStream(res *soakResult, run soakRun) map[int]bool {
 	}
 	if starved > 0 {
 		res.log("%d more periods starved (offtop's threads waited >= %v for a CPU in one) though their samples came on time", starved, soakPeriod/2)
+	}
+	// A period in which offtop said others took more than their share of
+	// the machine (machine_busy) measured the neighbours too.
+	crowded := 0
+	for _, s := range ss {
+		if k := int(soakT(s) / soakPeriod); s.MachineBusy && !disturbed[k] {
+			disturbed[k] = true
+			crowded++
+		}
+	}
+	if crowded > 0 {
+		res.log("%d more periods crowded (a line in each said machine_busy: others took more than their share)", crowded)
 	}
 	res.log("samples: %d at %v over %v; %d late or missed, %d of them excused by starvation", len(ss), soakInterval, run.Duration, lateSamples, excused)
 	if lateSamples > len(ss)/4 {
@@ -831,6 +897,28 @@ func TestSoakChecksCatchFaults(t *testing.T) {
 				r.Samples[j].RunDelay += 900 * time.Millisecond
 			}
 			r.EndRunDelay += 900 * time.Millisecond
+		}, ""},
+		{"samples_missed counted, host stealing the CPUs: excused", 40 * time.Second, func(r *soakRun) {
+			i := at(*r, 25)
+			r.Samples[i].TS += 0.3
+			r.Samples = slices.Delete(r.Samples, i+1, i+2)
+			for j := i; j < len(r.Samples); j++ {
+				r.Samples[j].SamplesMissed++
+				r.Samples[j].Steal += 600 * time.Millisecond
+			}
+			r.EndSteal += 600 * time.Millisecond
+		}, ""},
+		// Cycle 2's size-1 period is 22s..24s.
+		{"goroutines off at size 1, machine quiet", 40 * time.Second, func(r *soakRun) {
+			for i := at(*r, 22); r.Samples[i].TS < 24; i++ {
+				r.Samples[i].Goroutines += 8
+			}
+		}, "cycle 2, size 1"},
+		{"goroutines off at size 1 while offtop said machine_busy: left out", 40 * time.Second, func(r *soakRun) {
+			for i := at(*r, 22); r.Samples[i].TS < 24; i++ {
+				r.Samples[i].Goroutines += 8
+			}
+			r.Samples[at(*r, 23)].MachineBusy = true
 		}, ""},
 		{"stream stops early", 3 * time.Minute, func(r *soakRun) {
 			r.Samples = r.Samples[:at(*r, 120)]
