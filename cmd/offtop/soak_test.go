@@ -836,6 +836,18 @@ func TestSoakChecksCatchFaults(t *testing.T) {
 		}
 		panic("no sample")
 	}
+	// late makes the sample due at 25s come at 25.3s: the one due at
+	// 25.25s is skipped and counted, as offtop's sampler does. It returns
+	// the late sample's index.
+	late := func(r *soakRun) int {
+		i := at(*r, 25)
+		r.Samples[i].TS += 0.3
+		r.Samples = slices.Delete(r.Samples, i+1, i+2)
+		for j := i; j < len(r.Samples); j++ {
+			r.Samples[j].SamplesMissed++
+		}
+		return i
+	}
 	cycleOf := func(s soakSample) int { // 0 before the first full cycle ends
 		return max(int((s.TS-2)/18), 0)
 	}
@@ -878,32 +890,17 @@ func TestSoakChecksCatchFaults(t *testing.T) {
 			i := at(*r, 25)
 			r.Samples = slices.Delete(r.Samples, i, i+1)
 		}, "a sample is missing"},
-		// The sample due at 25s taken at 25.3s: the one due at 25.25s is
-		// skipped and counted, as offtop's sampler does.
 		{"samples_missed counted, machine not busy", 40 * time.Second, func(r *soakRun) {
-			i := at(*r, 25)
-			r.Samples[i].TS += 0.3
-			r.Samples = slices.Delete(r.Samples, i+1, i+2)
-			for j := i; j < len(r.Samples); j++ {
-				r.Samples[j].SamplesMissed++
-			}
+			late(r)
 		}, "samples_missed +1"},
 		{"samples_missed counted, machine starving offtop: excused", 40 * time.Second, func(r *soakRun) {
-			i := at(*r, 25)
-			r.Samples[i].TS += 0.3
-			r.Samples = slices.Delete(r.Samples, i+1, i+2)
-			for j := i; j < len(r.Samples); j++ {
-				r.Samples[j].SamplesMissed++
+			for j := late(r); j < len(r.Samples); j++ {
 				r.Samples[j].RunDelay += 900 * time.Millisecond
 			}
 			r.EndRunDelay += 900 * time.Millisecond
 		}, ""},
 		{"samples_missed counted, host stealing the CPUs: excused", 40 * time.Second, func(r *soakRun) {
-			i := at(*r, 25)
-			r.Samples[i].TS += 0.3
-			r.Samples = slices.Delete(r.Samples, i+1, i+2)
-			for j := i; j < len(r.Samples); j++ {
-				r.Samples[j].SamplesMissed++
+			for j := late(r); j < len(r.Samples); j++ {
 				r.Samples[j].Steal += 600 * time.Millisecond
 			}
 			r.EndSteal += 600 * time.Millisecond
