@@ -99,10 +99,10 @@ func Start(o Options) (*Load, error) {
 		return nil, errors.New("load: window must be > 0")
 	}
 	l := &Load{spec: o.Spec, base: strings.TrimRight(o.Base, "/"), conns: &conns{open: map[net.Conn]bool{}}}
-	for _, t := range o.Spec {
+	for i, t := range o.Spec {
 		tg := &target{Target: t, l: l, interval: time.Second / time.Duration(t.Rate),
 			lat: hist.NewRecorder(o.Window, nil), late: hist.NewRecorder(o.Window, nil), errs: hist.NewRecorder(o.Window, nil)}
-		tg.pacer = newPacer(tg.interval, o.Window)
+		tg.pacer = newPacer(tg.interval, o.Window, targetStep(i))
 		tr := &http.Transport{
 			DialContext:         l.conns.dial,
 			MaxIdleConnsPerHost: vegeta.DefaultConnections,

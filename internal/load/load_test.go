@@ -20,18 +20,19 @@ import (
 // 1 ms reads 1.001 s, and counts as late; one sent on time reads its
 // answer's time.
 func TestRecordFromDue(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
 	began := time.Now().Add(-2 * time.Second)
 	tg.pacer.base = began
 	tg.pacer.off.Store(0)
-	// Request 5, due at began+500ms, taken up at began+1.5s.
-	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: began.Add(1500 * time.Millisecond), Latency: time.Millisecond})
+	due := tg.pacer.due
+	// Request 5, taken up 1 s after it was due.
+	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: due(5).Add(time.Second), Latency: time.Millisecond})
 	// Request 6, on time, answered in 2 ms.
-	tg.record(&vegeta.Result{Seq: 6, Code: 503, Timestamp: began.Add(600 * time.Millisecond), Latency: 2 * time.Millisecond})
+	tg.record(&vegeta.Result{Seq: 6, Code: 503, Timestamp: due(6), Latency: 2 * time.Millisecond})
 	// Request 7: no answer.
-	tg.record(&vegeta.Result{Seq: 7, Timestamp: began.Add(700 * time.Millisecond), Latency: time.Millisecond,
+	tg.record(&vegeta.Result{Seq: 7, Timestamp: due(7), Latency: time.Millisecond,
 		Error: `Get "http://127.0.0.1:1/x": dial tcp 127.0.0.1:1: connect: connection refused`})
 	tg.pacer.sent.Store(4) // one more in flight
 	f := l.Figures(nil).Targets[0]
@@ -199,7 +200,7 @@ func TestRouterMatchesExpressPatterns(t *testing.T) {
 // Held counts only the requests due since Mark, each from its due time,
 // and those with no answer apart.
 func TestHeldSinceMark(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
 	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
@@ -258,7 +259,7 @@ func TestHeldSinceMark(t *testing.T) {
 // BySize files each answer under the pool size in force when its request
 // was due, from its due time; nothing before the first SetSize.
 func TestBySizeFilesByDueTime(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second)}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.l = l
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()

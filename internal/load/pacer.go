@@ -9,10 +9,14 @@ import (
 	"github.com/offtop/offtop/internal/timerfd"
 )
 
-// pacer is vegeta's Pacer for one target: request n (from 0) is due at
-// n*interval after the attack began, sent at once when overdue (no
-// catching up in bursts beyond that: each overdue request goes as soon
-// as vegeta takes it).
+// pacer is vegeta's Pacer for one target: one request in each slot of
+// interval, request n (from 0) due at (n + slotAt(step, n))*interval
+// after the attack began, sent at once when overdue (no catching up in
+// bursts beyond that: each overdue request goes as soon as vegeta takes
+// it). The rate is constant over any whole number of slots; the point
+// within the slot moves, so that two targets whose intervals divide each
+// other (50/s and 20/s) do not meet at the same phase every time, and a
+// target's latency does not read the other's at one phase only.
 //
 // Where there is a timerfd (Linux) Pace itself waits for the due time on
 // it and returns no wait: vegeta's time.Sleep wakes up to a millisecond
@@ -20,6 +24,7 @@ import (
 // read as the service's, the latency running from the due time.
 type pacer struct {
 	interval time.Duration
+	step     float64      // slotAt's, in (0, 1), irrational
 	base     time.Time    // read before the attack began
 	off      atomic.Int64 // the attack's start after base, ns: the least seen
 	sent     atomic.Int64 // requests handed to vegeta's workers
@@ -27,8 +32,10 @@ type pacer struct {
 	fd       *timerfd.Timer // nil: vegeta sleeps; closed by close
 }
 
-func newPacer(interval, window time.Duration) *pacer {
-	p := &pacer{interval: interval, sends: hist.NewRecorder(window, nil)}
+// newPacer paces one request every interval; step places the slots'
+// points, one step per target (targetStep).
+func newPacer(interval, window time.Duration, step float64) *pacer {
+	p := &pacer{interval: interval, step: step, sends: hist.NewRecorder(window, nil)}
 	p.off.Store(math.MaxInt64)
 	if fd, err := timerfd.New(); err == nil {
 		p.fd = fd
@@ -59,7 +66,7 @@ func (p *pacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 		p.sends.RecordAt(hist.Sample{At: p.base.Add(time.Since(p.base))})
 		p.sent.Store(n)
 	}
-	wait := time.Duration(hits)*p.interval - elapsed
+	wait := p.at(hits) - elapsed
 	if p.fd == nil || wait <= 0 {
 		return wait, false
 	}
@@ -76,4 +83,54 @@ func (p *pacer) Rate(time.Duration) float64 { return float64(time.Second) / floa
 func (p *pacer) began() time.Time { return p.base.Add(time.Duration(p.off.Load())) }
 
 // due is when request seq (from 0) was due.
-func (p *pacer) due(seq uint64) time.Time { return p.began().Add(time.Duration(seq) * p.interval) }
+func (p *pacer) due(seq uint64) time.Time { return p.began().Add(p.at(seq)) }
+
+// at is when request seq (from 0) is due after the attack began.
+func (p *pacer) at(seq uint64) time.Duration {
+	return time.Duration((float64(seq) + slotAt(p.step, seq)) * float64(p.interval))
+}
+
+// slotAt is where in its slot request n falls, in [0, 1): frac(n*step),
+// the Kronecker sequence, equidistributed for an irrational step (Weyl,
+// 1916), so a few seconds of requests cover every phase of another
+// target's schedule. Deterministic: a reader of the wire who knows the
+// step and each request's X-Vegeta-Seq rebuilds its due time.
+func slotAt(step float64, n uint64) float64 {
+	_, f := math.Modf(float64(n%slotPeriod) * step)
+	return f
+}
+
+// slotPeriod bounds n so that n*step keeps its fraction's precision
+// (2^32 requests: over a year at 100/s).
+const slotPeriod = 1 << 32
+
+// targetStep is the step of the i-th target (from 0) of a spec:
+// frac(sqrt(p)), p the (i+1)-th prime (2, 3, 5, ...). Square roots of
+// distinct primes are linearly independent over the rationals, so no two
+// targets' points keep a fixed phase to each other: at /ping=50/s beside
+// /fib=20/s, 1.6% of /pings fall within 1 ms after a /fib's due time,
+// as chance gives 2% (TestScheduleSpreadsPhases).
+func targetStep(i int) float64 {
+	p := 1
+	for k := 0; k <= i; k++ {
+		p = nextPrime(p)
+	}
+	_, f := math.Modf(math.Sqrt(float64(p)))
+	return f
+}
+
+// nextPrime is the least prime above n >= 1.
+func nextPrime(n int) int {
+	for c := n + 1; ; c++ {
+		prime := true
+		for d := 2; d*d <= c; d++ {
+			if c%d == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			return c
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -10,7 +11,7 @@ import (
 // returning before it, and answers no wait; close ends a wait at once and
 // stops the attack.
 func TestPaceWaitsOnItsTimer(t *testing.T) {
-	p := newPacer(time.Hour, time.Second)
+	p := newPacer(time.Hour, time.Second, targetStep(0))
 	if p.fd == nil {
 		if runtime.GOOS == "linux" {
 			t.Fatal("no timerfd on linux")
@@ -47,4 +48,45 @@ func TestPaceWaitsOnItsTimer(t *testing.T) {
 	if _, stop := p.Pace(0, 2); !stop {
 		t.Fatal("Pace after close: no stop")
 	}
+}
+
+// The schedule keeps one request in each slot, in order, so the rate is
+// the spec's over any whole number of slots; and two targets whose
+// intervals divide each other do not meet at one phase: of the /pings
+// of /ping=50/s due beside /fib=20/s's, about as many fall within 1 ms
+// after a /fib's due time as chance gives (1 ms of 50: 2%), not every
+// fifth as a schedule of n*interval from one start gave.
+func TestScheduleSpreadsPhases(t *testing.T) {
+	ping := newPacer(20*time.Millisecond, time.Second, targetStep(0))
+	fib := newPacer(50*time.Millisecond, time.Second, targetStep(1))
+	const n = 5000 // 100 s of /ping
+	prev := time.Duration(-1)
+	for i := range uint64(n) {
+		at := ping.at(i)
+		if at < time.Duration(i)*ping.interval || at >= time.Duration(i+1)*ping.interval || at <= prev {
+			t.Fatalf("request %d due at %v: want in its slot [%v, %v) and after the one before (%v)",
+				i, at, time.Duration(i)*ping.interval, time.Duration(i+1)*ping.interval, prev)
+		}
+		prev = at
+	}
+	// The /fib due times, then for each /ping the time since the last.
+	var fibs []time.Duration
+	for i := uint64(0); fib.at(i) < ping.at(n-1); i++ {
+		fibs = append(fibs, fib.at(i))
+	}
+	near, j := 0, 0
+	for i := range uint64(n) {
+		at := ping.at(i)
+		for j+1 < len(fibs) && fibs[j+1] <= at {
+			j++
+		}
+		if d := at - fibs[j]; d >= 0 && d < time.Millisecond {
+			near++
+		}
+	}
+	share := float64(near) / n
+	if math.Abs(share-0.02) > 0.01 {
+		t.Errorf("%.1f%% of /pings due within 1 ms after a /fib: want about 2%% (chance), not locked to its phase", 100*share)
+	}
+	t.Logf("%d of %d /pings (%.2f%%) due within 1 ms after a /fib", near, n, 100*share)
 }
