@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -69,7 +70,7 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 	defer cmd.Process.Kill()
 	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 4<<20)
-	ran := false
+	ran, spreadWhileRunning := false, false
 	var done *session.Search
 	var rows []int // the finished line's sizes
 	for sc.Scan() && done == nil {
@@ -89,6 +90,12 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 		case q == nil:
 		case q.Running:
 			ran = true
+			// A pass's figures show while the search runs.
+			for _, sp := range q.Spread {
+				if len(sp) > 0 && !math.IsNaN(sp[0]) {
+					spreadWhileRunning = true
+				}
+			}
 		case ran && q.Fit != nil:
 			done = q
 		case ran:
@@ -100,6 +107,9 @@ func TestLiveSearchUnderLoad(t *testing.T) {
 	}
 	if done.Fit.Rule != "latency" || done.MaxPasses != session.SearchMinPasses || len(done.Sizes) < 4 {
 		t.Errorf("search %+v: want the latency rule over %d passes of at least 4 sizes", done, session.SearchMinPasses)
+	}
+	if !spreadWhileRunning {
+		t.Error("no pass p99 in the search's spread while it ran: the panel's pass column would read n/a until the end")
 	}
 	if done.Headline != "/work client" {
 		t.Errorf("search ranked by %q, want the load target's client p99 (/work client)", done.Headline)

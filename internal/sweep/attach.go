@@ -38,8 +38,10 @@ type Attached struct {
 	// begins (a live search shows it).
 	OnHold func(workers int, hold time.Duration)
 	// OnRow, when set, is called with the agent's size row as each
-	// measured hold left it (the next hold's Reset clears it there).
-	OnRow func(session.SizeRow)
+	// measured hold left it (the next hold's Reset clears it there) and
+	// the hold's headline: Target's client p99 in ms, nil when no request
+	// of it ended in the hold.
+	OnRow func(size session.SizeRow, headlineP99MS *float64)
 
 	// start is the program's pool size before the sweep, plus one (0:
 	// not read yet), for RestoreNow on another goroutine.
@@ -195,9 +197,6 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	if size.Workers != workers {
 		return row, last, fmt.Errorf("%w: the program's pool is at %d workers, not the %d set (another client resized it?)", session.ErrAction, size.Workers, workers)
 	}
-	if a.OnRow != nil {
-		a.OnRow(size)
-	}
 	if a.Route == "" { // the middleware's route of the target, once it has recorded one
 		for _, t := range a.Load.Figures(last.Endpoints).Targets {
 			if t.Target == a.Target {
@@ -211,6 +210,9 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	}
 	a.fill(&row, last, size, client)
 	row.ArrivalPerS, row.ServiceMS = m.ArrivalPerS(), ptr(m.ServiceMS(row.ThroughputPerS))
+	if a.OnRow != nil {
+		a.OnRow(size, row.Size.HeadlineP99MS)
+	}
 	return row, last, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -44,6 +45,9 @@ func (l *liveSearch) state() (session.Search, bool) {
 	}
 	st.Sizes, st.PassPicks = slices.Clone(st.Sizes), slices.Clone(st.PassPicks)
 	st.Spread = slices.Clone(st.Spread)
+	for i := range st.Spread {
+		st.Spread[i] = slices.Clone(st.Spread[i])
+	}
 	return st, st.Scenario != ""
 }
 
@@ -165,11 +169,19 @@ func (l *liveSearch) finish(s *loadSource, res Result, err error, canceled bool)
 }
 
 // keepRow files r, the agent's row of a measured hold, in place of the
-// row of its size an earlier hold left.
-func (l *liveSearch) keepRow(r session.SizeRow) {
+// row of its size an earlier hold left, and the hold's headline p99
+// (ms; nil: none) in the search's Spread, so each pass shows as it ends.
+func (l *liveSearch) keepRow(r session.SizeRow, headlineP99MS *float64) {
 	r.Current = false
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if i := slices.Index(l.st.Sizes, r.Workers); i >= 0 && i < len(l.st.Spread) {
+		v := math.NaN()
+		if headlineP99MS != nil {
+			v = *headlineP99MS
+		}
+		l.st.Spread[i] = append(l.st.Spread[i], v)
+	}
 	i := slices.IndexFunc(l.rows, func(k session.SizeRow) bool { return sameSize(k, r) })
 	if i < 0 {
 		l.rows = append(l.rows, r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"testing"
 	"time"
 
@@ -94,7 +95,7 @@ func TestSearchRowsStayWithTheirProgram(t *testing.T) {
 	s := &loadSource{Source: chanSource{make(chan session.Snapshot)}, load: l, workers: -1}
 	s.search.pid = 100
 	s.search.st = session.Search{Scenario: "service", Sizes: []int{1, 2}}
-	s.search.keepRow(session.SizeRow{Scenario: "service", Workers: 1, Held: time.Second})
+	s.search.keepRow(session.SizeRow{Scenario: "service", Workers: 1, Held: time.Second}, nil)
 	var snap session.Snapshot
 	snap.Scenario, snap.PID = "service", 100
 	if got := s.fill(snap); len(got.Sizes) != 1 || got.Search.Scenario == "" {
@@ -103,5 +104,24 @@ func TestSearchRowsStayWithTheirProgram(t *testing.T) {
 	snap.PID = 200
 	if got := s.fill(snap); len(got.Sizes) != 0 || got.Search.Scenario != "" {
 		t.Errorf("pid 200: %d rows, search %q: want none of pid 100's", len(got.Sizes), got.Search.Scenario)
+	}
+}
+
+// TestSearchSpreadShowsEachPass: each measured hold's headline p99 joins
+// its size's spread as the hold ends, so the panel's "pass p99 ms" fills
+// while the search runs; a hold with no answer is NaN (shown n/a).
+func TestSearchSpreadShowsEachPass(t *testing.T) {
+	var l liveSearch
+	l.st = session.Search{Running: true, Scenario: "service", Sizes: []int{1, 2}, Spread: make([][]float64, 2)}
+	v := func(f float64) *float64 { return &f }
+	l.keepRow(session.SizeRow{Scenario: "service", Workers: 1}, v(1.5))
+	l.keepRow(session.SizeRow{Scenario: "service", Workers: 2}, nil)
+	st, _ := l.state()
+	l.keepRow(session.SizeRow{Scenario: "service", Workers: 1}, v(2.5))
+	if len(st.Spread[0]) != 1 || st.Spread[0][0] != 1.5 || len(st.Spread[1]) != 1 || !math.IsNaN(st.Spread[1][0]) {
+		t.Fatalf("after one pass: spread %v, want [[1.5] [NaN]]", st.Spread)
+	}
+	if st, _ = l.state(); len(st.Spread[0]) != 2 || st.Spread[0][1] != 2.5 {
+		t.Fatalf("after two holds at 1: spread %v, want [[1.5 2.5] [NaN]]", st.Spread)
 	}
 }
