@@ -213,9 +213,13 @@ func (l *liveSearch) program(pid int) {
 	}
 }
 
-// withRows is rows with the search's rows added that rows lacks (the
-// agent's own row of a size wins: it is the newer), in the agent's order:
-// scenarios in order of first use, sizes by workers then GOMAXPROCS.
+// withRows is rows with the search's rows added, in the agent's order:
+// scenarios in order of first use, sizes by workers then GOMAXPROCS. Of
+// two rows of one size the longer held wins, the agent's on a tie (it is
+// the newer): a size the search measured and the pool passed through
+// again after it (set back to its size before) keeps the search's
+// figures until the agent has held it as long. The winner is Current
+// when the agent's row is (the size in force now).
 func (l *liveSearch) withRows(rows session.SizeRows) session.SizeRows {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -224,8 +228,13 @@ func (l *liveSearch) withRows(rows session.SizeRows) session.SizeRows {
 	}
 	out := slices.Clone(rows)
 	for _, k := range l.rows {
-		if !slices.ContainsFunc(out, func(r session.SizeRow) bool { return sameSize(r, k) }) {
+		i := slices.IndexFunc(out, func(r session.SizeRow) bool { return sameSize(r, k) })
+		switch {
+		case i < 0:
 			out = append(out, k)
+		case k.Held > out[i].Held:
+			k.Current = out[i].Current
+			out[i] = k
 		}
 	}
 	var scens []string

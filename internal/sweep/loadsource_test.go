@@ -125,3 +125,29 @@ func TestSearchSpreadShowsEachPass(t *testing.T) {
 		t.Fatalf("after two holds at 1: spread %v, want [[1.5 2.5] [NaN]]", st.Spread)
 	}
 }
+
+// TestSearchRowsOutliveABriefReturn: a size the search measured that the
+// pool passes through again after it (set back to its size before, then
+// to the pick) keeps the search's row until the agent has held it as
+// long; the agent's longer-held row wins, and Current follows the
+// agent's.
+func TestSearchRowsOutliveABriefReturn(t *testing.T) {
+	var l liveSearch
+	row := func(n int, held time.Duration, current bool) session.SizeRow {
+		return session.SizeRow{Scenario: "service", Workers: n, Held: held, Current: current}
+	}
+	l.keepRow(row(1, 5*time.Second, false), nil)
+	l.keepRow(row(2, 5*time.Second, false), nil)
+	got := l.withRows(session.SizeRows{row(2, 8*time.Millisecond, false), row(4, time.Second, true)})
+	if len(got) != 3 || got[1].Workers != 2 || got[1].Held != 5*time.Second {
+		t.Fatalf("rows %+v: want 1, 2 (the search's, held 5s), 4", got)
+	}
+	got = l.withRows(session.SizeRows{row(2, 10*time.Millisecond, true)})
+	if got[1].Held != 5*time.Second || !got[1].Current {
+		t.Errorf("size 2 in force again, briefly: %+v, want the search's row marked current", got[1])
+	}
+	got = l.withRows(session.SizeRows{row(2, 6*time.Second, true)})
+	if got[1].Held != 6*time.Second || !got[1].Current {
+		t.Errorf("size 2 held 6s by the agent: %+v, want the agent's row", got[1])
+	}
+}
