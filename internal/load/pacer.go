@@ -90,17 +90,18 @@ func (p *pacer) at(seq uint64) time.Duration {
 	return time.Duration((float64(seq) + slotAt(p.step, seq)) * float64(p.interval))
 }
 
-// slotAt is where in its slot request n falls, in [0, 1): frac(n*step),
-// the Kronecker sequence, equidistributed for an irrational step (Weyl,
-// 1916), so a few seconds of requests cover every phase of another
-// target's schedule. Deterministic: a reader of the wire who knows the
-// step and each request's X-Vegeta-Seq rebuilds its due time.
+// slotAt is where in its slot request n falls, in (0, 1): frac((n+1)*
+// step), the Kronecker sequence, equidistributed for an irrational step
+// (Weyl, 1916), so a few seconds of requests cover every phase of another
+// target's schedule; from n+1, so that targets' first requests too fall
+// at points of their own. Deterministic: a reader of the wire who knows
+// the step and each request's X-Vegeta-Seq rebuilds its due time.
 func slotAt(step float64, n uint64) float64 {
-	_, f := math.Modf(float64(n%slotPeriod) * step)
+	_, f := math.Modf(float64(n%slotPeriod+1) * step)
 	return f
 }
 
-// slotPeriod bounds n so that n*step keeps its fraction's precision
+// slotPeriod bounds n so that (n+1)*step keeps its fraction's precision
 // (2^32 requests: over a year at 100/s).
 const slotPeriod = 1 << 32
 
@@ -108,7 +109,7 @@ const slotPeriod = 1 << 32
 // frac(sqrt(p)), p the (i+1)-th prime (2, 3, 5, ...). Square roots of
 // distinct primes are linearly independent over the rationals, so no two
 // targets' points keep a fixed phase to each other: at /ping=50/s beside
-// /fib=20/s, 1.6% of /pings fall within 1 ms after a /fib's due time,
+// /fib=20/s, 2.6% of /pings fall within 1 ms after a /fib's due time,
 // as chance gives 2% (TestScheduleSpreadsPhases).
 func targetStep(i int) float64 {
 	p := 1

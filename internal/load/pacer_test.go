@@ -3,6 +3,7 @@ package load
 import (
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -89,4 +90,25 @@ func TestScheduleSpreadsPhases(t *testing.T) {
 		t.Errorf("%.1f%% of /pings due within 1 ms after a /fib: want about 2%% (chance), not locked to its phase", 100*share)
 	}
 	t.Logf("%d of %d /pings (%.2f%%) due within 1 ms after a /fib", near, n, 100*share)
+}
+
+// Targets' first requests are not due together: 100 targets at 1/s have
+// their first due times spread over the first second, at most 3 in any
+// 1 ms (as many as 100 random points give; a schedule from frac(0*step)
+// = 0 had all 100 at the start).
+func TestFirstRequestsSpread(t *testing.T) {
+	var firsts []time.Duration
+	for i := range 100 {
+		firsts = append(firsts, newPacer(time.Second, time.Second, targetStep(i)).at(0))
+	}
+	slices.Sort(firsts)
+	for i := range firsts {
+		j := i
+		for j < len(firsts) && firsts[j]-firsts[i] < time.Millisecond {
+			j++
+		}
+		if j-i > 3 {
+			t.Fatalf("%d targets' first requests due within 1 ms of %v", j-i, firsts[i])
+		}
+	}
 }
