@@ -376,7 +376,10 @@ func (l *Load) Figures(routes []session.Endpoint) *session.LoadClient {
 			Status: session.StatusCounts{S1xx: tg.status[0].Load(), S2xx: tg.status[1].Load(), S3xx: tg.status[2].Load(),
 				S4xx: tg.status[3].Load(), S5xx: tg.status[4].Load()},
 		}
-		if span = min(span, time.Since(tg.pacer.began())); span > 0 {
+		// The sends cover at least the slot the newest was due in: a
+		// span shorter than one (the load's first moments) would read one
+		// send in a millisecond as 1000/s.
+		if span = max(min(span, time.Since(tg.pacer.began())), tg.interval); span > 0 {
 			ft.RatePerS = session.Rate(float64(sends.Count) / span.Seconds())
 		}
 		if p := tg.lastErr.Load(); p != nil {

@@ -284,3 +284,19 @@ func TestBySizeFilesByDueTime(t *testing.T) {
 		t.Error("a path not in the spec: want nil")
 	}
 }
+
+// A rate read in the load's first moments counts at least one slot: one
+// send 1 ms after a 50/s target began reads 50/s, not 1000/s.
+func TestRateCoversASlot(t *testing.T) {
+	tg := &target{Target: Target{"/x", 50}, interval: 20 * time.Millisecond, pacer: newPacer(20*time.Millisecond, 5*time.Second, targetStep(0))}
+	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
+	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
+	now := time.Now()
+	tg.pacer.base = now.Add(-time.Millisecond)
+	tg.pacer.off.Store(0)
+	tg.pacer.sends.RecordAt(hist.Sample{At: now})
+	tg.pacer.sent.Store(1)
+	if r := float64(l.Figures(nil).Targets[0].RatePerS); r > 50 || r <= 0 {
+		t.Errorf("rate %.1f/s one send 1 ms in: want at most the asked 50/s", r)
+	}
+}
