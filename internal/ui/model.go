@@ -9,6 +9,7 @@ package ui
 import (
 	"strings"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -158,11 +159,24 @@ func (m Model) applyCmd(a session.Action) tea.Cmd {
 	}
 }
 
-// take keeps s if it is newer than the model's sample. With no route
-// named (no --route, no --load) it keeps featuring the busiest route it
-// first saw, while the program has it: only e moves it.
-func (m *Model) take(s sample) {
-	if s.seq > m.seq {
+// PausedRedraw is how often the screen of a paused scenario takes a new
+// sample: once a second, as htop and top redraw, where it would
+// otherwise draw every --interval. Paused, what changes is the clock and
+// the probe's figures, and each changed frame costs Bubble Tea a parse
+// of the whole screen (~0.3 ms at 100x30: BENCHMARKS.md); a key's effect
+// still shows at once. An attached program is never held: its pool may
+// idle while its endpoints serve.
+const PausedRedraw = time.Second
+
+// take keeps s if it is newer than the model's sample, unless settle and
+// both are of an own scenario paused and the model's is less than
+// PausedRedraw of session time older. With no route named (no --route,
+// no --load) it keeps featuring the busiest route it first saw, while the
+// program has it: only e moves it.
+func (m *Model) take(s sample, settle bool) {
+	held := settle && m.snap.Paused && s.snap.Paused && m.snap.Remote == "" && s.snap.Remote == "" &&
+		time.Duration(s.snap.Elapsed-m.snap.Elapsed) < PausedRedraw
+	if s.seq > m.seq && !held {
 		m.snap, m.seq = s.snap, s.seq
 	}
 	if m.snap.Route != "" || m.snap.LoadClient != nil {
@@ -193,10 +207,10 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sampledMsg:
 		return m, m.sampleCmd()
 	case sampleMsg:
-		m.take(msg.sample)
+		m.take(msg.sample, true)
 		return m, nil
 	case appliedMsg:
-		m.take(msg.sample)
+		m.take(msg.sample, false)
 		if msg.err != nil {
 			m.view.errLine = msg.err.Error()
 		} else {

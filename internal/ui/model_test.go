@@ -435,7 +435,8 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	a := richSnapshot()
 	b := richSnapshot()
 	b.Scenario = "count"
-	m.take(sample{snap: a, seq: 1})
+	b.Elapsed += session.Seconds(time.Second) // a paused screen's next redraw
+	m.take(sample{snap: a, seq: 1}, true)
 	want := func(step string, m Model) {
 		t.Helper()
 		if got, w := m.View().Content, trimBlanks(render(m.snap, m.width, m.height, m.view)); got != w {
@@ -449,7 +450,7 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	if m.View().Content != first || m.last.content != first {
 		t.Fatal("the same sample again changed the frame")
 	}
-	m.take(sample{snap: b, seq: 2})
+	m.take(sample{snap: b, seq: 2}, true)
 	want("newer sample", m)
 	if m.last.content == first {
 		t.Fatal("a newer sample kept the old frame")
@@ -458,4 +459,41 @@ func TestViewFormatsAgainOnlyWhenItsInputChanged(t *testing.T) {
 	want("resize", next.(Model))
 	next, _ = next.(Model).update(tea.KeyPressMsg{Code: 'd', Text: "d"})
 	want("detail", next.(Model))
+}
+
+// A paused screen takes a new sample once a PausedRedraw of session
+// time, so 9 of 10 samples at 100ms leave the frame as it was (Bubble
+// Tea then draws nothing); a key's sample is taken at once, and a
+// running screen takes every sample.
+func TestPausedScreenRedrawsOnceASecond(t *testing.T) {
+	at := func(sec float64, paused bool, seq uint64) sample {
+		var s session.Snapshot
+		s.Scenario, s.Paused, s.Elapsed = "count", paused, session.Seconds(sec*float64(time.Second))
+		return sample{snap: s, seq: seq}
+	}
+	m := New(&fakeSource{})
+	next, _ := m.update(sampleMsg{at(3.0, true, 1)})
+	m = next.(Model)
+	for i, tc := range []struct {
+		s    sample
+		msg  string // "sample" or "applied"
+		want uint64 // the seq shown after it
+	}{
+		{at(3.1, true, 2), "sample", 1},
+		{at(3.9, true, 3), "sample", 1},
+		{at(4.0, true, 4), "sample", 4},
+		{at(4.1, true, 5), "applied", 5},
+		{at(4.2, false, 6), "sample", 6},
+		{at(4.3, false, 7), "sample", 7},
+	} {
+		var msg tea.Msg = sampleMsg{tc.s}
+		if tc.msg == "applied" {
+			msg = appliedMsg{sample: tc.s}
+		}
+		next, _ := m.update(msg)
+		m = next.(Model)
+		if m.seq != tc.want {
+			t.Errorf("step %d (%s at t=%v, paused %v): shows sample %d, want %d", i, tc.msg, tc.s.snap.Elapsed, tc.s.snap.Paused, m.seq, tc.want)
+		}
+	}
 }
