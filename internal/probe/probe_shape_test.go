@@ -141,8 +141,17 @@ func TestIdleLateness(t *testing.T) {
 }
 
 // TestSaturatedLateness: with GOMAXPROCS spinning goroutines every way of
-// waiting reads the runtime's preemption delay (about 10-20 ms at p50):
-// a Loop-delay p50 of at least 5 ms, and under 100 ms.
+// waiting reads the runtime's preemption delay: a Loop-delay p99 of at
+// least 5 ms (half the 10 ms quantum, runtime/proc.go forcePreemptNS), a
+// p50 of at least 1 ms (over 10x the idle p50 of every way measured here,
+// 0.04-0.7 ms), and a p50 under 100 ms.
+//
+// The p50 bound is not 5 ms: a goroutine woken by the OS (the timerfd way)
+// waits for the first of GOMAXPROCS spinners to be preempted, whose quanta
+// end at independent phases, about quantum/(N+1) on average with N
+// processors; a project CI host read 3.39 ms at p50 (p99 27.7 ms) where
+// this host reads 15 ms. Timers and sleeps run only when a processor
+// schedules, so they read 13-16 ms on both.
 func TestSaturatedLateness(t *testing.T) {
 	shape.Judge(t)
 	if testing.Short() {
@@ -152,8 +161,11 @@ func TestSaturatedLateness(t *testing.T) {
 		loop, free := lateness(t, m.wait, runtime.GOMAXPROCS(0), 2*time.Second)
 		t.Logf("%s: Loop p50 %v p99 %v; free goroutine p50 %v p99 %v", m.name,
 			loop.RawAll.P50, loop.RawAll.P99, free.RawAll.P50, free.RawAll.P99)
-		if p := loop.RawAll.P50; p < 5*time.Millisecond || p >= 100*time.Millisecond {
-			t.Errorf("%s: saturated Loop p50 %v, want 5..100ms (preemption)", m.name, p)
+		if p := loop.RawAll.P50; p < time.Millisecond || p >= 100*time.Millisecond {
+			t.Errorf("%s: saturated Loop p50 %v, want 1..100ms (preemption)", m.name, p)
+		}
+		if p := loop.RawAll.P99; p < 5*time.Millisecond {
+			t.Errorf("%s: saturated Loop p99 %v, want >= 5ms (half a preemption quantum)", m.name, p)
 		}
 	}
 }
