@@ -102,7 +102,7 @@ func Start(o Options) (*Load, error) {
 	for i, t := range o.Spec {
 		tg := &target{Target: t, l: l, interval: time.Second / time.Duration(t.Rate),
 			lat: hist.NewRecorder(o.Window, nil), late: hist.NewRecorder(o.Window, nil), errs: hist.NewRecorder(o.Window, nil)}
-		tg.pacer = newPacer(tg.interval, o.Window, targetStep(i))
+		tg.pacer = newPacer(tg.interval, o.Window, targetStep(i), leadFor(o.Spec.Rate()))
 		tr := &http.Transport{
 			DialContext:         l.conns.dial,
 			MaxIdleConnsPerHost: vegeta.DefaultConnections,

@@ -20,7 +20,7 @@ import (
 // 1 ms reads 1.001 s, and counts as late; one sent on time reads its
 // answer's time.
 func TestRecordFromDue(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0), maxLead)}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
 	began := time.Now().Add(-2 * time.Second)
@@ -200,7 +200,7 @@ func TestRouterMatchesExpressPatterns(t *testing.T) {
 // Held counts only the requests due since Mark, each from its due time,
 // and those with no answer apart.
 func TestHeldSinceMark(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0), maxLead)}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
 	if h := l.Held()[0]; h.Latency.Count != 0 || h.Errors != 0 {
@@ -259,7 +259,7 @@ func TestHeldSinceMark(t *testing.T) {
 // BySize files each answer under the pool size in force when its request
 // was due, from its due time; nothing before the first SetSize.
 func TestBySizeFilesByDueTime(t *testing.T) {
-	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0))}
+	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0), maxLead)}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.l = l
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
@@ -288,7 +288,7 @@ func TestBySizeFilesByDueTime(t *testing.T) {
 // A rate read in the load's first moments counts at least one slot: one
 // send 1 ms after a 50/s target began reads 50/s, not 1000/s.
 func TestRateCoversASlot(t *testing.T) {
-	tg := &target{Target: Target{"/x", 50}, interval: 20 * time.Millisecond, pacer: newPacer(20*time.Millisecond, 5*time.Second, targetStep(0))}
+	tg := &target{Target: Target{"/x", 50}, interval: 20 * time.Millisecond, pacer: newPacer(20*time.Millisecond, 5*time.Second, targetStep(0), maxLead)}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.lat, tg.late, tg.errs = newRec(), newRec(), newRec()
 	now := time.Now()

@@ -21,21 +21,26 @@ import (
 // Where there is a timerfd (Linux) Pace itself waits for the due time on
 // it and returns no wait: vegeta's time.Sleep wakes up to a millisecond
 // late (the runtime's poller waits whole ms), and that lateness would be
-// read as the service's, the latency running from the due time.
+// read as the service's, the latency running from the due time. It wakes
+// lead before the due time and spins the rest, so that the machine's
+// wake-up latency (a parked thread's, 0.25 ms at p99 on a 2-core VM) is
+// not read as the service's either.
 type pacer struct {
 	interval time.Duration
-	step     float64      // slotAt's, in (0, 1), irrational
-	base     time.Time    // read before the attack began
-	off      atomic.Int64 // the attack's start after base, ns: the least seen
-	sent     atomic.Int64 // requests handed to vegeta's workers
+	lead     time.Duration // spun before each due time: leadFor
+	step     float64       // slotAt's, in (0, 1), irrational
+	base     time.Time     // read before the attack began
+	off      atomic.Int64  // the attack's start after base, ns: the least seen
+	sent     atomic.Int64  // requests handed to vegeta's workers
 	sends    *hist.Recorder
 	fd       *timerfd.Timer // nil: vegeta sleeps; closed by close
 }
 
 // newPacer paces one request every interval; step places the slots'
-// points, one step per target (targetStep).
-func newPacer(interval, window time.Duration, step float64) *pacer {
-	p := &pacer{interval: interval, step: step, sends: hist.NewRecorder(window, nil)}
+// points, one step per target (targetStep); lead is how long before each
+// due time Pace stops sleeping and spins (leadFor).
+func newPacer(interval, window time.Duration, step float64, lead time.Duration) *pacer {
+	p := &pacer{interval: interval, step: step, lead: lead, sends: hist.NewRecorder(window, nil)}
 	p.off.Store(math.MaxInt64)
 	if fd, err := timerfd.New(); err == nil {
 		p.fd = fd
@@ -70,11 +75,32 @@ func (p *pacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if p.fd == nil || wait <= 0 {
 		return wait, false
 	}
-	if err := p.fd.Sleep(wait); err != nil {
-		return 0, true // closed: the load is stopping
+	due := p.due(hits)
+	if rest := time.Until(due); rest > p.lead {
+		if err := p.fd.Sleep(rest - p.lead); err != nil {
+			return 0, true // closed: the load is stopping
+		}
+	}
+	for time.Now().Before(due) { // at most lead: spin to the due time
 	}
 	return 0, false
 }
+
+// leadFor is the lead of each pacer of a load of rate requests/s in all:
+// maxLead, or less where the load's spinning would take over spinShare of
+// a core.
+func leadFor(rate int) time.Duration {
+	return min(maxLead, time.Duration(spinShare*float64(time.Second)/float64(max(rate, 1))))
+}
+
+const (
+	// maxLead covers the wake-up of a parked thread: p99 0.25 ms, the
+	// idle Loop probe's on a 2-core VM (BENCHMARKS.md).
+	maxLead = 300 * time.Microsecond
+	// spinShare bounds a load's spinning: 2% of a core (maxLead a request
+	// up to 66 requests/s in all, 20 µs at MaxRate).
+	spinShare = 0.02
+)
 
 // Rate is vegeta's: the pacer's constant rate per second at any time.
 func (p *pacer) Rate(time.Duration) float64 { return float64(time.Second) / float64(p.interval) }

@@ -12,7 +12,7 @@ import (
 // returning before it, and answers no wait; close ends a wait at once and
 // stops the attack.
 func TestPaceWaitsOnItsTimer(t *testing.T) {
-	p := newPacer(time.Hour, time.Second, targetStep(0))
+	p := newPacer(time.Hour, time.Second, targetStep(0), maxLead)
 	if p.fd == nil {
 		if runtime.GOOS == "linux" {
 			t.Fatal("no timerfd on linux")
@@ -58,8 +58,8 @@ func TestPaceWaitsOnItsTimer(t *testing.T) {
 // after a /fib's due time as chance gives (1 ms of 50: 2%), not every
 // fifth as a schedule of n*interval from one start gave.
 func TestScheduleSpreadsPhases(t *testing.T) {
-	ping := newPacer(20*time.Millisecond, time.Second, targetStep(0))
-	fib := newPacer(50*time.Millisecond, time.Second, targetStep(1))
+	ping := newPacer(20*time.Millisecond, time.Second, targetStep(0), maxLead)
+	fib := newPacer(50*time.Millisecond, time.Second, targetStep(1), maxLead)
 	const n = 5000 // 100 s of /ping
 	prev := time.Duration(-1)
 	for i := range uint64(n) {
@@ -99,7 +99,7 @@ func TestScheduleSpreadsPhases(t *testing.T) {
 func TestFirstRequestsSpread(t *testing.T) {
 	var firsts []time.Duration
 	for i := range 100 {
-		firsts = append(firsts, newPacer(time.Second, time.Second, targetStep(i)).at(0))
+		firsts = append(firsts, newPacer(time.Second, time.Second, targetStep(i), maxLead).at(0))
 	}
 	slices.Sort(firsts)
 	for i := range firsts {
@@ -110,5 +110,22 @@ func TestFirstRequestsSpread(t *testing.T) {
 		if j-i > 3 {
 			t.Fatalf("%d targets' first requests due within 1 ms of %v", j-i, firsts[i])
 		}
+	}
+}
+
+// A load's spinning before its due times takes at most spinShare of a
+// core at any total rate, and never more than maxLead a request.
+func TestLeadBoundsTheSpin(t *testing.T) {
+	for rate := 1; rate <= MaxRate; rate++ {
+		lead := leadFor(rate)
+		if lead <= 0 || lead > maxLead {
+			t.Fatalf("leadFor(%d) = %v, want in (0, %v]", rate, lead, maxLead)
+		}
+		if share := float64(rate) * lead.Seconds(); share > spinShare*1.0001 {
+			t.Fatalf("leadFor(%d) = %v: spins %.4f of a core, over %v", rate, lead, share, spinShare)
+		}
+	}
+	if got := leadFor(MaxRate); got != 20*time.Microsecond {
+		t.Fatalf("leadFor(%d) = %v, want 20µs", MaxRate, got)
 	}
 }
