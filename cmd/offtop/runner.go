@@ -12,6 +12,7 @@ import (
 	"github.com/offtop/offtop/internal/jobctl"
 	"github.com/offtop/offtop/internal/lifecycle"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/ui"
 )
 
 // stopGrace is how long a stopping run waits for the session to close
@@ -78,7 +79,13 @@ func newRunner(o options, cr *crasher) (*runner, error) {
 		}
 		return r, nil
 	}
-	s, err := session.New(o.session)
+	c := o.session
+	if !o.headless {
+		// The screen draws a paused scenario once a second: a sample
+		// between those would be taken for nothing.
+		c.PausedInterval = ui.PausedRedraw
+	}
+	s, err := session.New(c)
 	if err != nil {
 		signal.Stop(r.sig)
 		return nil, err

@@ -117,6 +117,23 @@ func (f *Fake) Waiters() int {
 	return len(f.waiters)
 }
 
+// Earliest is how far ahead of now the earliest waiter is due; false
+// with no waiter.
+func (f *Fake) Earliest() (time.Duration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.waiters) == 0 {
+		return 0, false
+	}
+	at := f.waiters[0].at
+	for _, w := range f.waiters[1:] {
+		if w.at.Before(at) {
+			at = w.at
+		}
+	}
+	return at.Sub(f.now), true
+}
+
 // Step moves the clock to the earliest due time among the waiters and
 // wakes those due then, and returns how far it moved. With no waiter it
 // waits (in real time) for one, up to timeout; it returns false when none

@@ -27,13 +27,20 @@ const MaxWorkers = pool.MaxSize
 // means the suggested size (Suggested: the scenario's own default when it
 // has one, workload.Info.Workers).
 type Config struct {
-	Scenario   string // the catalog's Default when empty
-	Workers    int
-	Interval   time.Duration // sampling period
-	Resolution time.Duration // Loop-delay probe period
-	Window     time.Duration // sliding window of percentiles, maxima and rates
-	Scale      float64       // work size multiplier; 1 when 0
-	MaxQueue   int           // pool queue bound; 0 = unbounded
+	Scenario string // the catalog's Default when empty
+	Workers  int
+	Interval time.Duration // sampling period
+	// PausedInterval, when over Interval, is the sampling period while
+	// the load of offtop's own scenario is paused (space, --paused): the
+	// TUI's, which draws a paused screen once a second (0: every
+	// Interval, as headless's JSON Lines are). Resuming goes back to
+	// every Interval from the next due time; the due times skipped while
+	// paused do not count in SamplesMissed.
+	PausedInterval time.Duration
+	Resolution     time.Duration // Loop-delay probe period
+	Window         time.Duration // sliding window of percentiles, maxima and rates
+	Scale          float64       // work size multiplier; 1 when 0
+	MaxQueue       int           // pool queue bound; 0 = unbounded
 	// GOMAXPROCS, when > 0, sets GOMAXPROCS at start (clamped to
 	// 1..NumCPU) to emulate a smaller machine; Close gives it back to the
 	// runtime.

@@ -200,6 +200,9 @@ func (s *Session) apply(a Action) error {
 		scen.Pause(paused)
 		s.mu.Unlock()
 		s.sizes.pause(paused)
+		if !paused {
+			s.wakeSampler()
+		}
 	case Reset:
 		if !a.search { // a key's r: the search's result goes with the rows it measured
 			s.search.wg.Wait() // stopped above; its posts see the cancel and return
@@ -290,5 +293,15 @@ func (s *Session) switchScenario() error {
 	s.scen, s.scenName, s.paused = &stopOnce{Workload: scen}, next, false
 	s.scenStart = PoolCounts{Submitted: c.Submitted, Completed: c.Completed, Failed: c.Failed, TimedOut: c.TimedOut, Rejected: c.Rejected}
 	s.mu.Unlock()
+	s.wakeSampler()
 	return nil
+}
+
+// wakeSampler tells a sampler spaced out by a pause (PausedInterval) that
+// the load is not paused now. It never blocks.
+func (s *Session) wakeSampler() {
+	select {
+	case s.unpaused <- struct{}{}:
+	default:
+	}
 }

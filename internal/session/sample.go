@@ -63,12 +63,26 @@ func (s *Session) run(sm *sampler, due <-chan time.Time) {
 		case <-s.lastSample:
 			last = true
 		case <-due:
+		case <-s.unpaused:
+			if s.cfg.PausedInterval <= s.cfg.Interval {
+				continue // never spaced out: the wait stands
+			}
+			// Back to every Interval from the next due time, without a
+			// sample now: those skipped while paused were not missed.
+			k = nextDue(clock.Since(clk, t0), s.cfg.Interval, 0)
+			due = clk.After(t0.Add(time.Duration(k) * s.cfg.Interval).Sub(clk.Now()))
+			continue
 		}
 		snap := sm.take(s, last)
-		next := nextDue(clock.Since(clk, t0), s.cfg.Interval, k)
+		elapsed := clock.Since(clk, t0)
+		next := nextDue(elapsed, s.cfg.Interval, k)
 		sm.missed += next - k - 1
 		snap.SamplesMissed = sm.missed
 		k = next
+		if snap.Paused && snap.Remote == "" && s.cfg.PausedInterval > s.cfg.Interval {
+			// Paused: the next due time PausedInterval on, or the first after it.
+			k = nextDue(elapsed+s.cfg.PausedInterval-s.cfg.Interval, s.cfg.Interval, k-1)
+		}
 		// The next wait is set before the sample is out, so a reader that
 		// moves a fake clock on seeing it always wakes the sampler.
 		due = clk.After(t0.Add(time.Duration(k) * s.cfg.Interval).Sub(clk.Now()))

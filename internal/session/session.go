@@ -86,6 +86,7 @@ type Session struct {
 	samples     chan Snapshot
 	stop        chan struct{} // closed by Close: no more actions
 	lastSample  chan struct{} // closed by Close once the scenario stopped: the sampler takes its last sample
+	unpaused    chan struct{} // cap 1: the load was paused and is not now (wakeSampler)
 	done        chan struct{} // closed when the sampler has exited
 	controlDone chan struct{} // closed when the control goroutine has exited
 	closeMu     sync.Once
@@ -141,6 +142,7 @@ func New(c Config) (*Session, error) {
 		samples:     make(chan Snapshot, 1024),
 		stop:        make(chan struct{}),
 		lastSample:  make(chan struct{}),
+		unpaused:    make(chan struct{}, 1),
 		done:        make(chan struct{}),
 		controlDone: make(chan struct{}),
 		actions:     make(chan posted, maxPending),

@@ -535,3 +535,71 @@ func TestFinalSampleIsOverTheRun(t *testing.T) {
 		t.Errorf("final loop_busy %.3f, the samples before read %.3f..%.3f", l, loopLo, loopHi)
 	}
 }
+
+// TestPausedIntervalSpacesPausedSamples: with PausedInterval 1s over an
+// Interval of 100ms, a paused scenario is sampled once a second (the
+// due times between not counted missed); after space, every 100ms again.
+// Stepping the fake clock from one waiter to the next lands on each
+// sample's due time.
+func TestPausedIntervalSpacesPausedSamples(t *testing.T) {
+	const iv, piv = 100 * time.Millisecond, time.Second
+	s, clk := onFake(t, Config{Scenario: "stall", Workers: 1, Interval: iv, PausedInterval: piv, Paused: true})
+	// next steps the clock from waiter to waiter until a sample comes: a
+	// step may fire a wait the sampler gave up (on space), which brings
+	// none.
+	next := func() Snapshot {
+		t.Helper()
+		for range 10 {
+			if _, ok := clk.Step(20 * time.Second); !ok {
+				t.Fatal("nothing waits on the fake clock")
+			}
+			select {
+			case snap := <-s.Samples():
+				return snap
+			case <-time.After(2 * time.Second):
+			}
+		}
+		t.Fatal("no sample after 10 steps of the clock")
+		return Snapshot{}
+	}
+	gaps := func(n int) (out []time.Duration, last Snapshot) {
+		t.Helper()
+		prev := next()
+		for range n {
+			last = next()
+			out = append(out, time.Duration(last.Elapsed-prev.Elapsed))
+			prev = last
+		}
+		return out, last
+	}
+	paused, last := gaps(4)
+	for _, g := range paused {
+		if g < piv-iv || g > piv {
+			t.Errorf("paused: samples %v apart, want %v..%v (all: %v)", g, piv-iv, piv, paused)
+		}
+	}
+	if !last.Paused || last.SamplesMissed != 0 {
+		t.Errorf("paused %v, samples missed %d; want paused, 0", last.Paused, last.SamplesMissed)
+	}
+	if err := s.Apply(Action{Kind: TogglePause}); err != nil {
+		t.Fatal(err)
+	}
+	// The sampler waits again, from the next 100ms due time, beside the
+	// 1s wait it gave up (and the scenario's own).
+	waitFor(t, "the sampler's wait for the next 100ms due time", func() bool {
+		d, ok := clk.Earliest()
+		return ok && d <= iv
+	})
+	running, last := gaps(6)
+	for _, g := range running[1:] { // the first spans the resume
+		if g != iv {
+			t.Errorf("running: samples %v apart, want %v (all: %v)", g, iv, running)
+		}
+	}
+	if running[0] > piv {
+		t.Errorf("the first sample after space came %v after the last paused one, over %v", running[0], piv)
+	}
+	if last.Paused || last.SamplesMissed != 0 {
+		t.Errorf("paused %v, samples missed %d after space; want running, 0", last.Paused, last.SamplesMissed)
+	}
+}

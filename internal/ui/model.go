@@ -168,14 +168,20 @@ func (m Model) applyCmd(a session.Action) tea.Cmd {
 // idle while its endpoints serve.
 const PausedRedraw = time.Second
 
+// pausedHold is the least session time between two paused frames: under
+// PausedRedraw by a tenth, so that samples the session takes PausedRedraw
+// apart (session.Config.PausedInterval), a few µs short of it by their
+// clock reads, are each drawn, not every other one.
+const pausedHold = PausedRedraw * 9 / 10
+
 // take keeps s if it is newer than the model's sample, unless settle and
 // both are of an own scenario paused and the model's is less than
-// PausedRedraw of session time older. With no route named (no --route,
+// pausedHold of session time older. With no route named (no --route,
 // no --load) it keeps featuring the busiest route it first saw, while the
 // program has it: only e moves it.
 func (m *Model) take(s sample, settle bool) {
 	held := settle && m.snap.Paused && s.snap.Paused && m.snap.Remote == "" && s.snap.Remote == "" &&
-		time.Duration(s.snap.Elapsed-m.snap.Elapsed) < PausedRedraw
+		time.Duration(s.snap.Elapsed-m.snap.Elapsed) < pausedHold
 	if s.seq > m.seq && !held {
 		m.snap, m.seq = s.snap, s.seq
 	}
