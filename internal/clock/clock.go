@@ -122,8 +122,15 @@ func (f *Fake) Waiters() int {
 func (f *Fake) Earliest() (time.Duration, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	at, ok := f.earliestLocked()
+	return at.Sub(f.now), ok
+}
+
+// earliestLocked is the earliest waiter's due time; false with none.
+// Callers hold mu.
+func (f *Fake) earliestLocked() (time.Time, bool) {
 	if len(f.waiters) == 0 {
-		return 0, false
+		return time.Time{}, false
 	}
 	at := f.waiters[0].at
 	for _, w := range f.waiters[1:] {
@@ -131,7 +138,7 @@ func (f *Fake) Earliest() (time.Duration, bool) {
 			at = w.at
 		}
 	}
-	return at.Sub(f.now), true
+	return at, true
 }
 
 // Step moves the clock to the earliest due time among the waiters and
@@ -143,13 +150,7 @@ func (f *Fake) Step(timeout time.Duration) (time.Duration, bool) {
 	defer deadline.Stop()
 	for {
 		f.mu.Lock()
-		if len(f.waiters) > 0 {
-			at := f.waiters[0].at
-			for _, w := range f.waiters[1:] {
-				if w.at.Before(at) {
-					at = w.at
-				}
-			}
+		if at, ok := f.earliestLocked(); ok {
 			moved := max(at.Sub(f.now), 0)
 			f.moveTo(at)
 			f.mu.Unlock()
