@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 
@@ -34,11 +33,7 @@ func newHub(latest func() session.Snapshot) *hub {
 
 // line encodes one sample as a JSON Lines line.
 func line(s session.Snapshot) []byte {
-	b, err := json.Marshal(s)
-	if err != nil { // a Snapshot always encodes; a bug otherwise
-		panic(err)
-	}
-	return append(b, '\n')
+	return append(s.AppendJSON(make([]byte, 0, 4096)), '\n')
 }
 
 // join adds a client and returns it with the line to send first (the

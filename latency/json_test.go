@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/offtop/offtop/internal/millis"
 )
 
 // TestSummaryJSON: a Summary encodes in ms to the microsecond, clamped
@@ -29,5 +31,29 @@ func TestSummaryJSON(t *testing.T) {
 	}
 	if b, _ := json.Marshal(Summary{}); string(b) != `{"p50_ms":null,"p90_ms":null,"p99_ms":null,"p999_ms":null,"max_ms":null,"count":0}` {
 		t.Fatalf("empty: %s", b)
+	}
+}
+
+// TestAppendJSONAsTheWireStruct holds AppendJSON to encoding/json over
+// summaryJSON, the form UnmarshalJSON reads, for known, unknown and
+// clamped Summaries.
+func TestAppendJSONAsTheWireStruct(t *testing.T) {
+	for _, s := range []Summary{
+		{},
+		{P50: 1500 * time.Nanosecond, P90: 2 * time.Millisecond, P99: 1234567 * time.Nanosecond, P999: time.Second, Max: 100 * time.Second, Count: 7},
+		{P50: 1, P90: 499, P99: 500, P999: 12345678901, Max: 3 * time.Hour, Count: 1 << 40, Clamped: 3},
+		{Count: -1, P99: time.Millisecond},
+	} {
+		j := summaryJSON{Count: s.Count, Clamped: s.Clamped}
+		if s.Count > 0 {
+			j.P50, j.P90, j.P99, j.P999, j.Max = millis.Of(s.P50), millis.Of(s.P90), millis.Of(s.P99), millis.Of(s.P999), millis.Of(s.Max)
+		}
+		want, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("%+v: AppendJSON %s, encoding/json %s", s, got, want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/offtop/offtop/internal/jsonenc"
 	"github.com/offtop/offtop/internal/millis"
 )
 
@@ -54,16 +55,33 @@ type summaryJSON struct {
 	Clamped int64    `json:"clamped,omitempty"`
 }
 
-// MarshalJSON encodes s as {"p50_ms", "p90_ms", "p99_ms", "p999_ms",
-// "max_ms", "count", "clamped"}: milliseconds rounded to the microsecond,
-// the percentiles null while Count is 0, clamped left out while 0.
-func (s Summary) MarshalJSON() ([]byte, error) {
-	j := summaryJSON{Count: s.Count, Clamped: s.Clamped}
-	if s.Count > 0 {
-		j.P50, j.P90, j.P99, j.P999, j.Max = millis.Of(s.P50), millis.Of(s.P90), millis.Of(s.P99), millis.Of(s.P999), millis.Of(s.Max)
+// AppendJSON appends s as {"p50_ms", "p90_ms", "p99_ms", "p999_ms",
+// "max_ms", "count", "clamped"}: milliseconds rounded to the microsecond
+// (millis.Of), the percentiles null while Count is 0, clamped left out
+// while 0. It allocates nothing beyond b's growth.
+func (s Summary) AppendJSON(b []byte) []byte {
+	ms := func(b []byte, k string, d time.Duration) []byte {
+		b = jsonenc.Key(b, k)
+		if s.Count <= 0 {
+			return append(b, jsonenc.Null...)
+		}
+		return jsonenc.Float(b, *millis.Of(d))
 	}
-	return json.Marshal(j)
+	b = append(b, '{')
+	b = ms(b, "p50_ms", s.P50)
+	b = ms(b, "p90_ms", s.P90)
+	b = ms(b, "p99_ms", s.P99)
+	b = ms(b, "p999_ms", s.P999)
+	b = ms(b, "max_ms", s.Max)
+	b = jsonenc.Int(jsonenc.Key(b, "count"), s.Count)
+	if s.Clamped != 0 {
+		b = jsonenc.Int(jsonenc.Key(b, "clamped"), s.Clamped)
+	}
+	return append(b, '}')
 }
+
+// MarshalJSON is AppendJSON's encoding.
+func (s Summary) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 
 // UnmarshalJSON decodes what MarshalJSON wrote, to the microsecond (a
 // null percentile is 0).

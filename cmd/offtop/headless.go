@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/jsonenc"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
@@ -26,8 +25,8 @@ import (
 type headless struct {
 	r      *runner
 	stderr io.Writer
-	bw     *bufio.Writer
-	enc    *json.Encoder
+	w      io.Writer
+	line   []byte // the line being written, kept for the next
 	link   linkNotes
 	// links are a fleet's notes, one per address, nil for one process;
 	// a fleet's lines start with their address (fleetLine).
@@ -44,9 +43,8 @@ type linkNotes = remote.Notes
 
 func newHeadless(r *runner, w, stderr io.Writer) *headless {
 	r.hup = jobctl.WatchTerminal(os.Stdin, w, stderr)
-	h := &headless{r: r, stderr: stderr, bw: bufio.NewWriter(w), link: linkNotes{W: stderr, NoSummary: r.o.noSummary},
+	h := &headless{r: r, stderr: stderr, w: w, link: linkNotes{W: stderr, NoSummary: r.o.noSummary},
 		failed: make(chan struct{}), stop: make(chan struct{})}
-	h.enc = json.NewEncoder(h.bw)
 	if r.o.attach != nil && r.o.attach.fleet != nil {
 		h.links = map[string]*linkNotes{}
 	}
@@ -83,14 +81,11 @@ func (h *headless) sampled(snap session.Snapshot) {
 		return
 	}
 	if h.links != nil {
-		h.werr = writeFleetLine(h.bw, snap)
+		h.line = appendFleetLine(h.line[:0], &snap)
 	} else {
-		h.werr = h.enc.Encode(snap)
+		h.line = append(snap.AppendJSON(h.line[:0]), '\n')
 	}
-	if h.werr == nil {
-		h.werr = h.bw.Flush()
-	}
-	if h.werr != nil {
+	if _, h.werr = h.w.Write(h.line); h.werr != nil {
 		close(h.failed)
 	}
 }
@@ -130,19 +125,15 @@ func (h *headless) notes(addr string) *linkNotes {
 	return l
 }
 
-// writeFleetLine writes snap as one line of a fleet's JSON Lines: the
+// appendFleetLine appends snap as one line of a fleet's JSON Lines: the
 // line of one process with "addr" (the process's ADDR as given) first.
-func writeFleetLine(w io.Writer, snap session.Snapshot) error {
-	b, err := json.Marshal(snap)
-	if err != nil {
-		return err
-	}
-	addr, _ := json.Marshal(snap.Remote)
-	line := make([]byte, 0, len(b)+len(addr)+10)
-	line = append(append(append(line, `{"addr":`...), addr...), ',')
-	line = append(append(line, b[1:]...), '\n')
-	_, err = w.Write(line)
-	return err
+func appendFleetLine(b []byte, snap *session.Snapshot) []byte {
+	b = jsonenc.String(jsonenc.Key(append(b, '{'), "addr"), snap.Remote)
+	b = append(b, ',')
+	start := len(b)
+	b = snap.AppendJSON(b)
+	b = append(b[:start], b[start+1:]...) // its opening brace
+	return append(b, '\n')
 }
 
 func (h *headless) release() {}

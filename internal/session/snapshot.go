@@ -12,8 +12,9 @@ import (
 //
 // It is grouped by concern into value types embedded here, so a figure
 // reads as s.Workers or s.Pool.Workers alike; its JSON (one line of
-// --headless output, docs/json-lines.md) is encoding/json over these
-// types, flat, with the names docs/json-lines.md lists. Units are in the field
+// --headless output, docs/json-lines.md) is what encoding/json writes over
+// these types, flat, with the names docs/json-lines.md lists, written by
+// AppendJSON without reflection. Units are in the field
 // types (Seconds, Millis, Share, Bytes, ...); a field tagged "-" is not in
 // the stream.
 type Snapshot struct {

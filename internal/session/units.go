@@ -5,15 +5,17 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
+	"strings"
 	"time"
 
+	"github.com/offtop/offtop/internal/jsonenc"
 	"github.com/offtop/offtop/internal/workload"
 )
 
 // The unit types of a Snapshot: each says in its type what its figure is
-// and encodes itself in the JSON Lines form (docs/json-lines.md), so the
-// Snapshot is marshalled by encoding/json over its own fields. A figure
+// and encodes itself in the JSON Lines form (docs/json-lines.md): its
+// appendJSON appends it (Snapshot.AppendJSON), its MarshalJSON returns
+// the same bytes. A figure
 // that may be unknown says how in its type; unknown encodes null, and so
 // does a float that is NaN or infinite: every encoder gives valid JSON
 // whatever its value.
@@ -25,7 +27,9 @@ var null = []byte("null")
 type Schema int
 
 // MarshalJSON writes SchemaVersion.
-func (Schema) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, SchemaVersion, 10), nil }
+func (Schema) MarshalJSON() ([]byte, error) { return Schema(0).appendJSON(nil), nil }
+
+func (Schema) appendJSON(b []byte) []byte { return jsonenc.Int(b, SchemaVersion) }
 
 // Seconds is a duration that encodes as a number of seconds, to the
 // millisecond.
@@ -38,7 +42,9 @@ func (d Seconds) Seconds() float64 { return time.Duration(d).Seconds() }
 func (d Seconds) String() string { return time.Duration(d).String() }
 
 // MarshalJSON writes d in seconds, to the millisecond.
-func (d Seconds) MarshalJSON() ([]byte, error) { return num(round3(d.Seconds())), nil }
+func (d Seconds) MarshalJSON() ([]byte, error) { return d.appendJSON(nil), nil }
+
+func (d Seconds) appendJSON(b []byte) []byte { return jsonenc.Float(b, round3(d.Seconds())) }
 
 // UnmarshalJSON reads a number of seconds, to the nanosecond.
 func (d *Seconds) UnmarshalJSON(b []byte) error {
@@ -55,8 +61,10 @@ type Millis time.Duration
 func (d Millis) String() string { return time.Duration(d).String() }
 
 // MarshalJSON writes d in milliseconds.
-func (d Millis) MarshalJSON() ([]byte, error) {
-	return num(float64(d) / float64(time.Millisecond)), nil
+func (d Millis) MarshalJSON() ([]byte, error) { return d.appendJSON(nil), nil }
+
+func (d Millis) appendJSON(b []byte) []byte {
+	return jsonenc.Float(b, float64(d)/float64(time.Millisecond))
 }
 
 // UnmarshalJSON reads a number of milliseconds, to the nanosecond.
@@ -70,49 +78,61 @@ func (d *Millis) UnmarshalJSON(b []byte) error {
 type Share float64
 
 // MarshalJSON writes s to 3 decimals (NaN and Inf as null).
-func (s Share) MarshalJSON() ([]byte, error) { return num(round3(float64(s))), nil }
+func (s Share) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Share) appendJSON(b []byte) []byte { return jsonenc.Float(b, round3(float64(s))) }
 
 // Shares is one share 0..1 per worker, each to 3 decimals in JSON (NaN,
 // unknown, as null); nil (no workers) encodes [].
 type Shares []float64
 
 // MarshalJSON writes s rounded, [] when nil.
-func (s Shares) MarshalJSON() ([]byte, error) { return roundedList(s), nil }
+func (s Shares) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Shares) appendJSON(b []byte) []byte { return appendRounded(b, s) }
 
 // OptShares is one share 0..1 per worker, nil when unknown (the OS gives
 // no thread clock): nil encodes null.
 type OptShares []float64
 
 // MarshalJSON writes s rounded, null when nil.
-func (s OptShares) MarshalJSON() ([]byte, error) {
+func (s OptShares) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s OptShares) appendJSON(b []byte) []byte {
 	if s == nil {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
-	return roundedList(s), nil
+	return appendRounded(b, s)
 }
 
 // Rate is a figure per second that encodes to 3 decimals.
 type Rate float64
 
 // MarshalJSON writes r to 3 decimals (NaN and Inf as null).
-func (r Rate) MarshalJSON() ([]byte, error) { return num(round3(float64(r))), nil }
+func (r Rate) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
+
+func (r Rate) appendJSON(b []byte) []byte { return jsonenc.Float(b, round3(float64(r))) }
 
 // CPUTime is process CPU time in seconds; it encodes to the millisecond.
 type CPUTime float64
 
 // MarshalJSON writes t to 3 decimals (NaN and Inf as null).
-func (t CPUTime) MarshalJSON() ([]byte, error) { return num(round3(float64(t))), nil }
+func (t CPUTime) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
+
+func (t CPUTime) appendJSON(b []byte) []byte { return jsonenc.Float(b, round3(float64(t))) }
 
 // Percent is CPU time over wall time, 100 = one core; negative (-1) when
 // unknown, which encodes null. It encodes to 3 decimals.
 type Percent float64
 
 // MarshalJSON writes p to 3 decimals, null when negative.
-func (p Percent) MarshalJSON() ([]byte, error) {
+func (p Percent) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
+
+func (p Percent) appendJSON(b []byte) []byte {
 	if p < 0 {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
-	return num(round3(float64(p))), nil
+	return jsonenc.Float(b, round3(float64(p)))
 }
 
 // UnmarshalJSON reads a number; null is unknown (-1).
@@ -129,11 +149,13 @@ type Bytes int64
 func (b Bytes) MiB() float64 { return float64(b) / (1 << 20) }
 
 // MarshalJSON writes b, null when negative.
-func (b Bytes) MarshalJSON() ([]byte, error) {
+func (b Bytes) MarshalJSON() ([]byte, error) { return b.appendJSON(nil), nil }
+
+func (b Bytes) appendJSON(d []byte) []byte {
 	if b < 0 {
-		return null, nil
+		return append(d, jsonenc.Null...)
 	}
-	return strconv.AppendInt(nil, int64(b), 10), nil
+	return jsonenc.Int(d, int64(b))
 }
 
 // UnmarshalJSON reads an integer; null is unknown (-1).
@@ -153,11 +175,13 @@ func (b *Bytes) UnmarshalJSON(d []byte) error {
 type CPUQuota float64
 
 // MarshalJSON writes q exactly, null when not positive.
-func (q CPUQuota) MarshalJSON() ([]byte, error) {
+func (q CPUQuota) MarshalJSON() ([]byte, error) { return q.appendJSON(nil), nil }
+
+func (q CPUQuota) appendJSON(b []byte) []byte {
 	if q <= 0 {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
-	return num(float64(q)), nil
+	return jsonenc.Float(b, float64(q))
 }
 
 // OptCPUs is a number of CPUs' worth of time, fractional; negative (-1)
@@ -165,11 +189,13 @@ func (q CPUQuota) MarshalJSON() ([]byte, error) {
 type OptCPUs float64
 
 // MarshalJSON writes c to 3 decimals, null when negative.
-func (c OptCPUs) MarshalJSON() ([]byte, error) {
+func (c OptCPUs) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }
+
+func (c OptCPUs) appendJSON(b []byte) []byte {
 	if c < 0 {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
-	return num(round3(float64(c))), nil
+	return jsonenc.Float(b, round3(float64(c)))
 }
 
 // UnmarshalJSON reads a number; null is unknown (-1).
@@ -185,19 +211,9 @@ func (c *OptCPUs) UnmarshalJSON(b []byte) error {
 type Spreads [][]float64
 
 // MarshalJSON writes the lists, NaN as null.
-func (s Spreads) MarshalJSON() ([]byte, error) {
-	out := make([][]*float64, len(s))
-	for i, v := range s {
-		out[i] = make([]*float64, len(v))
-		for k, x := range v {
-			if !math.IsNaN(x) && !math.IsInf(x, 0) {
-				r := round3(x)
-				out[i][k] = &r
-			}
-		}
-	}
-	return json.Marshal(out)
-}
+func (s Spreads) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Spreads) appendJSON(b []byte) []byte { return jsonenc.Array(b, s, appendRounded) }
 
 // UnmarshalJSON reads the lists, null as NaN.
 func (s *Spreads) UnmarshalJSON(b []byte) error {
@@ -222,11 +238,13 @@ func (s *Spreads) UnmarshalJSON(b []byte) error {
 type CPUCount int
 
 // MarshalJSON writes n, null when not positive.
-func (n CPUCount) MarshalJSON() ([]byte, error) {
+func (n CPUCount) MarshalJSON() ([]byte, error) { return n.appendJSON(nil), nil }
+
+func (n CPUCount) appendJSON(b []byte) []byte {
 	if n <= 0 {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
-	return strconv.AppendInt(nil, int64(n), 10), nil
+	return jsonenc.Int(b, int64(n))
 }
 
 // Series is a chart's series, oldest first, one point per sample (NaN: no
@@ -243,13 +261,9 @@ func (s Series) Last() float64 {
 }
 
 // MarshalJSON writes the newest point.
-func (s Series) MarshalJSON() ([]byte, error) {
-	v := s.Last()
-	if math.IsNaN(v) {
-		return null, nil
-	}
-	return num(round3(v)), nil
-}
+func (s Series) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+func (s Series) appendJSON(b []byte) []byte { return jsonenc.Float(b, round3(s.Last())) }
 
 // UnmarshalJSON reads one point.
 func (s *Series) UnmarshalJSON(b []byte) error {
@@ -265,23 +279,36 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 type Readouts []workload.Readout
 
 // MarshalJSON writes the extra object, {} when there are none.
-func (rs Readouts) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(rs))
-	for _, r := range rs {
+func (rs Readouts) MarshalJSON() ([]byte, error) { return rs.appendJSON(nil), nil }
+
+// appendJSON writes the keys in byte order, each once: of readouts with
+// one key, the last (as a map keeps it).
+func (rs Readouts) appendJSON(b []byte) []byte {
+	var buf [32]int
+	order := buf[:0]
+	for i := range rs {
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(rs[i].Key, rs[j].Key) })
+	b = append(b, '{')
+	for n, i := range order {
+		r := rs[i]
+		if n+1 < len(order) && rs[order[n+1]].Key == r.Key {
+			continue // a later one of this key stands
+		}
+		b = jsonenc.Key(b, r.Key)
 		switch {
 		case !r.Known:
-			m[r.Key] = nil
+			b = append(b, jsonenc.Null...)
 		case r.Bool:
-			m[r.Key] = r.Value != 0
+			b = jsonenc.Bool(b, r.Value != 0)
 		case r.Str:
-			m[r.Key] = r.Text
-		case math.IsNaN(r.Value) || math.IsInf(r.Value, 0):
-			m[r.Key] = nil
+			b = jsonenc.String(b, r.Text)
 		default:
-			m[r.Key] = round3(r.Value)
+			b = jsonenc.Float(b, round3(r.Value))
 		}
 	}
-	return json.Marshal(m)
+	return append(b, '}')
 }
 
 // UnmarshalJSON reads the extra object.
@@ -318,15 +345,14 @@ func (rs *Readouts) UnmarshalJSON(b []byte) error {
 type SizeRows []SizeRow
 
 // MarshalJSON writes the rows, [] when nil.
-func (rs SizeRows) MarshalJSON() ([]byte, error) {
-	if rs == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal([]SizeRow(rs))
+func (rs SizeRows) MarshalJSON() ([]byte, error) { return rs.appendJSON(nil), nil }
+
+func (rs SizeRows) appendJSON(b []byte) []byte {
+	return jsonenc.Array(b, rs, func(b []byte, r SizeRow) []byte { return r.JSON().appendJSON(b) })
 }
 
 // MarshalJSON writes r as SizeJSON.
-func (r SizeRow) MarshalJSON() ([]byte, error) { return json.Marshal(r.JSON()) }
+func (r SizeRow) MarshalJSON() ([]byte, error) { return r.JSON().appendJSON(nil), nil }
 
 // UnmarshalJSON reads a SizeJSON (SizeJSON.Row).
 func (r *SizeRow) UnmarshalJSON(b []byte) error {
@@ -340,22 +366,20 @@ func (r *SizeRow) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes s with its tags; null while no search has run (Sizes
 // nil).
-func (s Search) MarshalJSON() ([]byte, error) {
+func (s Search) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+// appendJSON is encoding/json's (a search is rare: its reflection is
+// paid only while one has run).
+func (s Search) appendJSON(b []byte) []byte {
 	if s.Sizes == nil {
-		return null, nil
+		return append(b, jsonenc.Null...)
 	}
 	type plain Search // without this method
-	return json.Marshal(plain(s))
-}
-
-// num writes v as encoding/json writes a float64; null for NaN and Inf,
-// which JSON cannot carry.
-func num(v float64) []byte {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return null
+	j, err := json.Marshal(plain(s))
+	if err != nil {
+		return append(b, jsonenc.Null...) // a NaN in Fit: never made
 	}
-	b, _ := json.Marshal(v) // finite: never an error
-	return b
+	return append(b, j...)
 }
 
 // float reads a JSON number; null gives ifNull.
@@ -386,15 +410,8 @@ func finite3(v float64) float64 {
 	return round3(v)
 }
 
-// roundedList writes v as a JSON array, each to 3 decimals, NaN and Inf
-// as null.
-func roundedList(v []float64) []byte {
-	b := append(make([]byte, 0, 2+6*len(v)), '[')
-	for i, x := range v {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, num(round3(x))...)
-	}
-	return append(b, ']')
+// appendRounded appends v as a JSON array, each to 3 decimals, NaN and
+// Inf as null.
+func appendRounded(b []byte, v []float64) []byte {
+	return jsonenc.Array(b, v, func(b []byte, x float64) []byte { return jsonenc.Float(b, round3(x)) })
 }
