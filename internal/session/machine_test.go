@@ -17,6 +17,7 @@ type fakeMachine struct {
 	cpus int
 
 	mu     sync.Mutex
+	reads  int     // ReadMachine calls
 	rate   float64 // CPUs others take now
 	others time.Duration
 	last   time.Time
@@ -25,6 +26,7 @@ type fakeMachine struct {
 func (f *fakeMachine) ReadMachine() sysinfo.MachineSample {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	return f.readLocked()
 }
 
@@ -49,7 +51,7 @@ func (f *fakeMachine) set(rate float64) {
 // CPUs while 1 worker is held and none while 2 are: the snapshot says
 // about 2 CPUs and busy then, about 0 after; the 1-worker row is marked
 // busy with about 2 CPUs of others, the 2-worker row clean, in the rows
-// and in the JSON.
+// and in the JSON. A sample reads the machine once.
 func TestRowsKnowTheBusyMachine(t *testing.T) {
 	clk := clock.NewFake(time.Now())
 	fm := &fakeMachine{clk: clk, cpus: 2, rate: 2}
@@ -63,7 +65,16 @@ func TestRowsKnowTheBusyMachine(t *testing.T) {
 		}
 		return s.Snapshot()
 	}
-	busy := step(8)
+	busy := step(7)
+	fm.mu.Lock()
+	before := fm.reads
+	fm.mu.Unlock()
+	busy = step(1)
+	fm.mu.Lock()
+	if n := fm.reads - before; n != 1 {
+		t.Errorf("the machine read %d times for one sample; want once (the row's others and others_cpus of one reading)", n)
+	}
+	fm.mu.Unlock()
 	if v := float64(busy.OthersCPUs); math.Abs(v-2) > 0.5 || !busy.MachineBusy || busy.OthersOf != 2 {
 		t.Fatalf("others %v of %d, busy %v: want about 2 of 2, busy", v, busy.OthersOf, busy.MachineBusy)
 	}

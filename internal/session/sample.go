@@ -229,11 +229,12 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 	}
 	sm.hist.add(&snap, p99, float64(ps.Queued), float64(ps.Size))
 	snap.Headline = headlineOf(s.target.headline(ctl.Scenario), lag.Corrected, s.sizes.window.Window())
-	snap.Sizes = s.sizes.snapshot()
+	mach := s.machine.ReadMachine()
+	snap.Sizes = s.sizes.snapshot(mach)
 	snap.Endpoints = endpoints
 
 	sm.pool, sm.loop, sm.sys, sm.at = ps, ls, sys, now
-	others, of := sm.others(s.machine.ReadMachine())
+	others, of := sm.others(mach)
 	snap.OthersCPUs, snap.OthersOf = OptCPUs(others), of
 	snap.MachineBusy = others >= 0 && sysinfo.Busy(others, of)
 	s.lay(&snap, ctl, ps.Size) // ps.Size: the size these per-worker figures are of

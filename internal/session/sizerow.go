@@ -99,12 +99,12 @@ func (r SizeRow) CPUPerWall() float64 {
 	return r.CPUSeconds / r.Held.Seconds()
 }
 
-// Rows returns every row, the current stretch counted up to now: scenarios
+// snapshot returns every row, the current stretch counted up to now and
+// to m, the machine read by the caller (one reading a sample): scenarios
 // in order of first use, sizes by workers then GOMAXPROCS.
-func (z *sizes) snapshot() []SizeRow {
+func (z *sizes) snapshot(m sysinfo.MachineSample) []SizeRow {
 	now := z.now()
 	done, cpu, cpuOK := z.read()
-	m := z.readMachine()
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	return z.rowsAt(now, done, cpu, cpuOK, m)

@@ -49,7 +49,7 @@ func TestSizesHeldAndCountsFromTheClock(t *testing.T) {
 	c.at(18*time.Second, 500, 23)
 	z.settle(z.enter(sizeKey{"server", 1, 2, false}, false)) // back to 1: the same row
 	c.at(20*time.Second, 560, 25)
-	rows := z.snapshot()
+	rows := z.snapshot(z.readMachine())
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
 	}
@@ -96,7 +96,7 @@ func TestSizesFileByStart(t *testing.T) {
 	c.at(9*time.Second, 0, 0)
 	z.observeHeadline(5 * time.Millisecond)
 	z.observeHeadline(900 * time.Millisecond) // began at 8.1s: still unsettled
-	rows := z.snapshot()
+	rows := z.snapshot(z.readMachine())
 	r0, r1 := rowOf(t, rows, "server", 0), rowOf(t, rows, "server", 1)
 	if r0.Headline.Count != 1 || r0.Unsettled != 1 || r1.Headline.Count != 1 || r1.Unsettled != 2 {
 		t.Errorf("counts: inline %d (unsettled %d), 1 worker %d (unsettled %d); want 1 (1), 1 (2)",
@@ -140,7 +140,7 @@ func TestSizesProbeSpanningAChangeInNoRow(t *testing.T) {
 	z.enter(one, true)
 	c.at(5400*time.Millisecond, 0, 0)
 	z.observeProbe(250 * time.Millisecond) // 5.15s-5.4s: 1, 2, 1 workers
-	r1, r0 := rowOf(t, z.snapshot(), "server", 1), rowOf(t, z.snapshot(), "server", 0)
+	r1, r0 := rowOf(t, z.snapshot(z.readMachine()), "server", 1), rowOf(t, z.snapshot(z.readMachine()), "server", 0)
 	// 1ms late: 1 sample; 300ms late at 10ms resolution: 30 (corrected).
 	if r1.Probe.Count != 31 || r1.Unsettled != 2 || r1.Probe.Max < 299*time.Millisecond {
 		t.Errorf("1 worker: probe count %d max %v, unsettled %d; want 31, 300ms, 2", r1.Probe.Count, r1.Probe.Max, r1.Unsettled)
@@ -161,7 +161,7 @@ func TestSizesProbeCorrected(t *testing.T) {
 	z.enter(sizeKey{"stall", 1, 2, false}, true)
 	c.at(time.Second, 0, 0)
 	z.observeProbe(100 * time.Millisecond)
-	r := rowOf(t, z.snapshot(), "stall", 1)
+	r := rowOf(t, z.snapshot(z.readMachine()), "stall", 1)
 	if r.Probe.Count != 10 {
 		t.Errorf("probe count %d, want 10 (corrected)", r.Probe.Count)
 	}
@@ -185,7 +185,7 @@ func TestSizesClearAndScenarios(t *testing.T) {
 	c.at(4*time.Second, 0, 0)
 	z.clear("count", sizeKey{"count", 1, 2, false})
 	c.at(5*time.Second, 0, 0)
-	rows := z.snapshot()
+	rows := z.snapshot(z.readMachine())
 	if len(rows) != 2 || rows[0].Scenario != "server" || rows[0].Held != 2*time.Second ||
 		rows[1].Scenario != "count" || rows[1].Workers != 1 || rows[1].Held != time.Second || !rows[1].Current {
 		t.Errorf("after r on count: %+v", rows)
@@ -258,14 +258,14 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	z.settle(z.enter(sizeKey{"server", 2, 2, false}, false)) // entered paused
 	c.at(6*time.Second, 45, 1.3)
 	z.observeProbe(time.Millisecond)
-	rows := z.snapshot()
+	rows := z.snapshot(z.readMachine())
 	if r := rowOf(t, rows, "server", 2); r.Held != 0 || r.Completed != 0 || r.CPUSeconds != 0 || r.Probe.Count != 0 || !r.Current {
 		t.Errorf("row 2 entered paused: held %v done %d cpu %v probe count %d current %v, want nothing counted, current", r.Held, r.Completed, r.CPUSeconds, r.Probe.Count, r.Current)
 	}
 	z.pause(false)
 	c.at(7*time.Second, 65, 1.8)
 	z.observeProbe(2 * time.Millisecond) // began at 7s-2ms, after the resume at 6s: counts
-	rows = z.snapshot()
+	rows = z.snapshot(z.readMachine())
 	one, two := rowOf(t, rows, "server", 1), rowOf(t, rows, "server", 2)
 	if one.Held != 2*time.Second || one.Completed != 40 || one.CPUSeconds != 1 || one.Probe.Count == 0 {
 		t.Errorf("row 1: held %v done %d cpu %v probe count %d, want 2s 40 1 and its one sample", one.Held, one.Completed, one.CPUSeconds, one.Probe.Count)
@@ -276,10 +276,10 @@ func TestSizesPausedCountsNothing(t *testing.T) {
 	n1 := one.Probe.Count
 	z.pause(true)
 	c.at(9*time.Second, 70, 2)
-	if r := rowOf(t, z.snapshot(), "server", 1); r.Probe.Count != n1 {
+	if r := rowOf(t, z.snapshot(z.readMachine()), "server", 1); r.Probe.Count != n1 {
 		t.Errorf("row 1 probe count %d after a pause, want %d", r.Probe.Count, n1)
 	}
-	if r := rowOf(t, z.snapshot(), "server", 2); r.Held != time.Second {
+	if r := rowOf(t, z.snapshot(z.readMachine()), "server", 2); r.Held != time.Second {
 		t.Errorf("row 2 held %v paused again, want 1s", r.Held)
 	}
 }
@@ -297,7 +297,7 @@ func TestSizesClearNeverShowsNoRows(t *testing.T) {
 	z.machine = func() sysinfo.MachineSample {
 		if inside {
 			inside = false // snapshot reads the machine too
-			seen = append(seen, z.snapshot())
+			seen = append(seen, z.snapshot(z.readMachine()))
 			inside = true
 		}
 		return sysinfo.MachineSample{}
@@ -317,7 +317,7 @@ func TestSizesClearNeverShowsNoRows(t *testing.T) {
 			t.Fatalf("a read during clear saw rows %+v: none current", rows)
 		}
 	}
-	if rows := z.snapshot(); len(rows) != 1 || rows[0].Workers != 2 || !rows[0].Current || rows[0].Held != 0 {
+	if rows := z.snapshot(z.readMachine()); len(rows) != 1 || rows[0].Workers != 2 || !rows[0].Current || rows[0].Held != 0 {
 		t.Fatalf("after clear: %+v, want the one fresh row of 2 workers", rows)
 	}
 }
