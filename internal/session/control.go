@@ -156,6 +156,20 @@ func addClamped(x, d, lo, hi int) int {
 	return min(max(x+d, lo), hi)
 }
 
+// setPaused pauses or resumes scen's load and the size rows' clocks; on
+// resume the sampler goes back to every Interval. Only the control
+// goroutine calls it.
+func (s *Session) setPaused(scen *stopOnce, paused bool) {
+	s.mu.Lock()
+	s.paused = paused
+	scen.Pause(paused)
+	s.mu.Unlock()
+	s.sizes.pause(paused)
+	if !paused {
+		s.wakeSampler()
+	}
+}
+
 // apply carries out one action; only the control goroutine calls it.
 func (s *Session) apply(a Action) error {
 	if err := s.target.allows(a); err != nil {
@@ -172,6 +186,14 @@ func (s *Session) apply(a Action) error {
 	s.mu.Unlock()
 	switch a.Kind {
 	case AutoSize:
+		// A paused load would leave every hold without a figure: the
+		// search resumes it (a Program's pool is never paused by offtop).
+		s.mu.Lock()
+		paused := s.paused
+		s.mu.Unlock()
+		if paused && s.target.allows(Action{Kind: TogglePause}) == nil {
+			s.setPaused(scen, false)
+		}
 		s.startSearch()
 	case CancelAutoSize: // stopped above
 	case SetWorkers, AddWorkers:
@@ -195,14 +217,9 @@ func (s *Session) apply(a Action) error {
 		s.showLoad(scen.Status().Load)
 	case TogglePause:
 		s.mu.Lock()
-		s.paused = !s.paused
-		paused := s.paused
-		scen.Pause(paused)
+		paused := !s.paused
 		s.mu.Unlock()
-		s.sizes.pause(paused)
-		if !paused {
-			s.wakeSampler()
-		}
+		s.setPaused(scen, paused)
 	case Reset:
 		if !a.search { // a key's r: the search's result goes with the rows it measured
 			s.search.wg.Wait() // stopped above; its posts see the cancel and return

@@ -223,3 +223,21 @@ func TestSearchInterleavesAndSaysUncertain(t *testing.T) {
 		t.Errorf("pool at %d after an uncertain search, want 2, the size before", snap.Workers)
 	}
 }
+
+// TestSearchResumesAPausedLoad: a on a paused scenario resumes its load
+// (a hold of a paused load would measure nothing) and the search runs.
+func TestSearchResumesAPausedLoad(t *testing.T) {
+	s, step := stepped(t, Config{Scenario: "stall", Workers: 1, Paused: true, Interval: 20 * time.Millisecond})
+	if snap := step(); !snap.Paused {
+		t.Fatal("not paused at the start")
+	}
+	if err := s.Apply(Action{Kind: AutoSize}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := step(); snap.Paused || !snap.Search.Running {
+		t.Errorf("after a: paused %v, search running %v; want resumed, running", snap.Paused, snap.Search.Running)
+	}
+	if err := s.Apply(Action{Kind: CancelAutoSize}); err != nil {
+		t.Fatal(err)
+	}
+}
