@@ -27,7 +27,7 @@ var null = []byte("null")
 type Schema int
 
 // MarshalJSON writes SchemaVersion.
-func (Schema) MarshalJSON() ([]byte, error) { return Schema(0).appendJSON(nil), nil }
+func (s Schema) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
 
 func (Schema) appendJSON(b []byte) []byte { return jsonenc.Int(b, SchemaVersion) }
 
