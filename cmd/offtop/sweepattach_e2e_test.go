@@ -107,7 +107,7 @@ func TestSweepAttachJSON(t *testing.T) {
 		t.Errorf("attach %+v: want target and route /ping, started at 3 and set back", a)
 	}
 	for i, r := range res.Rows {
-		if r.Workers != i+1 || r.Size.Workers != i+1 || r.Size.Headline != "/ping" || r.Size.HeldS < 0.5 {
+		if r.Workers != i+1 || r.Size.Workers != i+1 || r.Size.Headline != "/ping client" || r.Size.HeldS < 0.5 {
 			t.Errorf("row %d: workers %d, size %+v: want %d workers, the /ping headline, held about 1s", i, r.Workers, r.Size, i+1)
 		}
 		c, s := r.Extra[sweep.KeyClientP99], r.Extra[sweep.KeyServerP99]

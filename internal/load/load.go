@@ -255,9 +255,26 @@ func (l *Load) sizeAt(t time.Time) (int, bool) {
 	return 0, false
 }
 
+// ResetSizes forgets BySize's figures: from now on only the requests due
+// from now are filed, under the size in force now until the next SetSize.
+func (l *Load) ResetSizes() {
+	now := time.Now()
+	l.sizeMu.Lock()
+	if n := len(l.sizes); n > 0 {
+		l.sizes = append(l.sizes[:0], sizeStretch{now, l.sizes[n-1].workers})
+	}
+	l.sizeMu.Unlock()
+	for _, tg := range l.targets {
+		tg.heldMu.Lock()
+		tg.bySize = nil
+		tg.heldMu.Unlock()
+	}
+}
+
 // BySize is target's latency per pool size (SetSize): the answers (and
 // timeouts) of the requests due while each size was in force, from their
-// due time, since the load began; nil for a path not in the spec.
+// due time, since the load began or the last ResetSizes; nil for a path
+// not in the spec.
 func (l *Load) BySize(path string) map[int]hist.Summary {
 	for _, tg := range l.targets {
 		if tg.Path != path {

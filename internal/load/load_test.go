@@ -256,9 +256,10 @@ func TestHeldSinceMark(t *testing.T) {
 	}
 }
 
-// BySize files each answer under the pool size in force when its request
-// was due, from its due time; nothing before the first SetSize.
-func TestBySizeFilesByDueTime(t *testing.T) {
+// sizedLoad is a load of one target, /x at 10/s, begun 10 s ago (request
+// n due within its slot n/10..(n+1)/10 s after), its pool at 1 worker from 1 s after it began and at
+// 4 from 2 s after.
+func sizedLoad() (*Load, *target) {
 	tg := &target{Target: Target{"/x", 10}, interval: 100 * time.Millisecond, pacer: newPacer(100*time.Millisecond, 5*time.Second, targetStep(0), maxLead)}
 	l := &Load{spec: Spec{tg.Target}, targets: []*target{tg}}
 	tg.l = l
@@ -267,7 +268,14 @@ func TestBySizeFilesByDueTime(t *testing.T) {
 	tg.pacer.base = began
 	tg.pacer.off.Store(0)
 	l.sizes = []sizeStretch{{began.Add(time.Second), 1}, {began.Add(2 * time.Second), 4}}
-	due := func(seq uint64) time.Time { return tg.pacer.due(seq) }
+	return l, tg
+}
+
+// BySize files each answer under the pool size in force when its request
+// was due, from its due time; nothing before the first SetSize.
+func TestBySizeFilesByDueTime(t *testing.T) {
+	l, tg := sizedLoad()
+	due := tg.pacer.due
 	tg.record(&vegeta.Result{Seq: 5, Code: 200, Timestamp: due(5), Latency: time.Millisecond})          // before any size
 	tg.record(&vegeta.Result{Seq: 15, Code: 200, Timestamp: due(15), Latency: 30 * time.Millisecond})   // at 1
 	tg.record(&vegeta.Result{Seq: 19, Code: 200, Timestamp: due(19), Latency: 700 * time.Millisecond})  // due at 1, ends at 4
@@ -282,6 +290,24 @@ func TestBySizeFilesByDueTime(t *testing.T) {
 	}
 	if l.BySize("/y") != nil {
 		t.Error("a path not in the spec: want nil")
+	}
+}
+
+// ResetSizes forgets every size's figures; an answer to a request due
+// before it is filed nowhere, one due after it under the size in force.
+func TestResetSizesForgets(t *testing.T) {
+	l, tg := sizedLoad()
+	due := tg.pacer.due
+	tg.record(&vegeta.Result{Seq: 15, Code: 200, Timestamp: due(15), Latency: time.Millisecond}) // at 1
+	tg.record(&vegeta.Result{Seq: 25, Code: 200, Timestamp: due(25), Latency: time.Millisecond}) // at 4
+	l.ResetSizes()
+	if by := l.BySize("/x"); len(by) != 0 {
+		t.Fatalf("right after ResetSizes: %+v, want nothing", by)
+	}
+	tg.record(&vegeta.Result{Seq: 90, Code: 200, Timestamp: due(90), Latency: 2 * time.Second})    // due before, answered after
+	tg.record(&vegeta.Result{Seq: 150, Code: 200, Timestamp: due(150), Latency: time.Millisecond}) // due 5 s on
+	if by := l.BySize("/x"); len(by) != 1 || by[4].Count != 1 || by[4].Max > 2*time.Millisecond {
+		t.Errorf("after ResetSizes: %+v; want only the request due after it, at 4 workers", by)
 	}
 }
 

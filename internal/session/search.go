@@ -14,6 +14,12 @@ import (
 	"github.com/offtop/offtop/internal/sysinfo"
 )
 
+// ClientHeadline names the figure sizes are ranked by under a load
+// (attach --load, sweep --attach): target's client p99 ("/ping client").
+// A size row's headline and a search's Headline carry it
+// (workload.HeadlineNamed).
+func ClientHeadline(target string) string { return target + " client" }
+
 // Search is the state of the size search (the a key, Action AutoSize): it
 // empties the scenario's size rows (a Reset: rows of an earlier load or
 // moment would mix in), steps the pool through Sizes in passes, sizes

@@ -221,7 +221,7 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 // client's p99 of the target, named after it.
 func (a *Attached) fill(row *Row, last session.Snapshot, size session.SizeRow, client load.Held) {
 	size.Current = false
-	size.HeadlineName = a.Target
+	size.HeadlineName = session.ClientHeadline(a.Target)
 	size.Headline = client.Latency
 	fill(row, last, size, hist.NewHistogram(), nil)
 	row.TaskP99MS = nil // the agent sends no task histogram

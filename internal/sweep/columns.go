@@ -48,7 +48,7 @@ const Columns = `columns (every figure the median of the runs, min-max after it 
 --attach ADDR --load SPEC: each size is set through the agent, held for a
   warm-up under the load, then the agent's figures are reset and the size is
   held for --duration; its row is the agent's row of that hold. HEADLINE is
-  the --route target ("/ping p99 ms"): the load client's p99 of the requests
+  the --route target's client ("/ping client p99 ms"): the load client's p99 of the requests
   due in the hold, from each request's due time (client_p99_ms in --json);
   TARGET server p99 ms is the middleware's p99 of its route at the size (the
   handler's time: server_p99_ms); errors the requests with no answer

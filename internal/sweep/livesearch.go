@@ -85,25 +85,16 @@ func (l *liveSearch) start(s *loadSource) {
 	snap := s.Source.Snapshot()
 	sizes := session.SearchSizes(float64(snap.UsableCPUs))
 	hold := max(time.Duration(snap.Window), time.Second)
-	target := s.load.Spec()[0].Path
-	for _, t := range s.load.Spec() {
-		if t.Path == s.route {
-			target = t.Path
-		}
-	}
-	for _, t := range s.load.Figures(snap.Endpoints).Targets {
-		if s.route != "" && t.Route == s.route {
-			target = t.Target
-		}
-	}
+	target := s.target(snap.Endpoints)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	l.mu.Lock()
-	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, Headline: target + " client", MaxPasses: session.SearchMinPasses,
+	l.st = session.Search{Running: true, Scenario: snap.Scenario, Sizes: sizes, Headline: session.ClientHeadline(target), MaxPasses: session.SearchMinPasses,
 		Hold: session.Seconds(hold), OthersMaxCPUs: -1, Spread: make([][]float64, len(sizes))}
 	l.holdEnd, l.cancel, l.done = time.Time{}, cancel, done
 	l.rows, l.pid = nil, snap.PID
 	l.mu.Unlock()
+	s.load.ResetSizes() // the rows are measured afresh, their client figures too
 	holds := 0
 	att := &Attached{Addr: snap.Remote, Src: s.Source, Load: s.load, Target: target,
 		OnHold: func(n int, d time.Duration) {

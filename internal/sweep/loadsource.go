@@ -1,9 +1,11 @@
 package sweep
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/offtop/offtop/internal/crash"
+	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/session"
 )
@@ -40,7 +42,8 @@ type loadSource struct {
 
 // Post is the Source's, but for the a key under a load: the search
 // runs here (liveSearch), and any key while it runs stops it (the pool
-// set back first), as the agent's own search does.
+// set back first), as the agent's own search does. r (Reset) also
+// forgets the load's figures per size (Load.ResetSizes), as the rows go.
 func (s *loadSource) Post(a session.Action) <-chan error {
 	if s.load == nil {
 		return s.Source.Post(a)
@@ -54,6 +57,7 @@ func (s *loadSource) Post(a session.Action) <-chan error {
 			s.search.stop()
 			if a.Kind == session.Reset {
 				s.search.forget()
+				s.load.ResetSizes()
 			}
 			if a.Kind == session.CancelAutoSize {
 				res <- nil
@@ -64,6 +68,7 @@ func (s *loadSource) Post(a session.Action) <-chan error {
 	default:
 		if a.Kind == session.Reset {
 			s.search.forget()
+			s.load.ResetSizes()
 		}
 		return s.Source.Post(a)
 	}
@@ -93,7 +98,52 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 		t := &snap.LoadClient.Targets[i]
 		t.BySize = s.load.BySize(t.Target)
 	}
+	snap.Sizes = s.clientRows(snap)
 	return snap
+}
+
+// target is the load target sizes are ranked by: the one --route names
+// (by its path, or by the route the middleware records it under in
+// endpoints), else the load's first.
+func (s *loadSource) target(endpoints []session.Endpoint) string {
+	target := s.load.Spec()[0].Path
+	for _, t := range s.load.Spec() {
+		if t.Path == s.route {
+			target = t.Path
+		}
+	}
+	for _, t := range s.load.Figures(endpoints).Targets {
+		if s.route != "" && t.Route == s.route {
+			target = t.Target
+		}
+	}
+	return target
+}
+
+// clientRows is snap's size rows with the program's rows' headline the
+// ranking target's client latency at each size (LoadTarget.BySize: the
+// requests due while that many workers were in force, from their due
+// times; none at a size no request was due in), so the rows' pick, the
+// search's and the sweep's rank by one figure. Rows of a GOMAXPROCS or
+// priority of their own share their workers' figure. snap's rows are not
+// modified.
+func (s *loadSource) clientRows(snap session.Snapshot) session.SizeRows {
+	target := s.target(snap.Endpoints)
+	var by map[int]hist.Summary
+	for _, t := range snap.LoadClient.Targets {
+		if t.Target == target {
+			by = t.BySize
+		}
+	}
+	rows := slices.Clone(snap.Sizes)
+	for i := range rows {
+		if rows[i].Scenario != snap.Scenario {
+			continue
+		}
+		rows[i].HeadlineName = session.ClientHeadline(target)
+		rows[i].Headline = by[rows[i].Workers]
+	}
+	return rows
 }
 
 // Samples is the Source's samples, each with the load's figures.

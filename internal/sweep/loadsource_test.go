@@ -5,10 +5,17 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/load"
+	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -149,5 +156,67 @@ func TestSearchRowsOutliveABriefReturn(t *testing.T) {
 	got = l.withRows(session.SizeRows{row(2, 6*time.Second, true)})
 	if got[1].Held != 6*time.Second || !got[1].Current {
 		t.Errorf("size 2 held 6s by the agent: %+v, want the agent's row", got[1])
+	}
+}
+
+// TestRowsRankByTheClientUnderALoad: under a load, the program's size
+// rows carry the --route target's client latency at each size as their
+// headline (named "/fib client"), exactly the load's figure for that size,
+// rows of another scenario are left alone, and the rows' pick follows it
+// where the Loop probe would pick the other size.
+func TestRowsRankByTheClientUnderALoad(t *testing.T) {
+	var slow atomic.Bool // the service is slow while 1 worker is in force
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() && r.URL.Path == "/fib" {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	l, err := load.Start(load.Options{Base: srv.URL, Spec: load.Spec{{Path: "/ping", Rate: 20}, {Path: "/fib", Rate: 20}}, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	s := &loadSource{Source: chanSource{make(chan session.Snapshot)}, load: l, route: "/fib", workers: -1}
+	for _, n := range []int{1, 2} {
+		slow.Store(n == 1)
+		var snap session.Snapshot
+		snap.Scenario, snap.Workers = "service", n
+		s.fill(snap) // files the requests due from now under n workers
+		time.Sleep(time.Second)
+	}
+	slow.Store(false)
+	time.Sleep(300 * time.Millisecond) // the last answers in
+	probe := func(ms float64) hist.Summary {
+		d := time.Duration(ms * float64(time.Millisecond))
+		return hist.Summary{P50: d, P90: d, P99: d, P999: d, Max: d, Count: 100}
+	}
+	var snap session.Snapshot
+	snap.Scenario, snap.Workers, snap.PID = "service", 2, 100
+	snap.Sizes = session.SizeRows{
+		{Scenario: "service", Workers: 1, Held: 10 * time.Second, Probe: probe(0.2), HeadlineName: "probe", Headline: probe(0.2)},
+		{Scenario: "service", Workers: 2, Held: 10 * time.Second, Probe: probe(3), HeadlineName: "probe", Headline: probe(3), Current: true},
+		{Scenario: "other", Workers: 1, Held: 10 * time.Second, Probe: probe(1), HeadlineName: "probe", Headline: probe(1)},
+	}
+	before := slices.Clone(snap.Sizes)
+	got := s.fill(snap)
+	if !slices.EqualFunc(snap.Sizes, before, func(a, b session.SizeRow) bool { return a.HeadlineName == b.HeadlineName && a.Headline == b.Headline }) {
+		t.Error("fill modified the source's rows")
+	}
+	by := l.BySize("/fib")
+	for _, r := range got.Sizes[:2] {
+		if r.HeadlineName != "/fib client" || r.Headline != by[r.Workers] || r.Headline.Count == 0 {
+			t.Errorf("row %d: headline %q %+v; want \"/fib client\" and the load's figure at %d workers %+v", r.Workers, r.HeadlineName, r.Headline, r.Workers, by[r.Workers])
+		}
+	}
+	if o := got.Sizes[2]; o.HeadlineName != "probe" || o.Headline != probe(1) {
+		t.Errorf("another scenario's row: headline %q %+v; want it left alone", o.HeadlineName, o.Headline)
+	}
+	if by[1].P99 < 100*time.Millisecond || by[2].P99 >= by[1].P99 {
+		t.Fatalf("client p99 at 1 worker %v, at 2 %v: want 1 >= 100ms (the slow handler) and over 2's", by[1].P99, by[2].P99)
+	}
+	pick := report.PickFor(got, report.For(got.Sizes, got.Scenario, report.MinHeld))
+	if pick.Workers != 2 || !strings.Contains(pick.Line, "lowest /fib client p99") {
+		t.Errorf("pick %d (%q); want 2 workers by the lowest /fib client p99 (the probe favours 1)", pick.Workers, pick.Line)
 	}
 }

@@ -98,18 +98,18 @@ func sizesPanel(s session.Snapshot, w, rows int) []string {
 }
 
 // routeColumns are an attached program's columns for the featured route
-// (featuredRoute, the headline's): under --load, first, the client's p99
-// of the requests due while the size was in force (from their due time;
-// the figure `a` ranks by, so a narrow panel cuts the other one), then
-// the middleware's p99 at each size (the row's served figures); none
-// without the middleware.
+// (featuredRoute, the headline's; the e key moves it): under --load,
+// first, the client's p99 of the requests due while the size was in force
+// (from their due time), unless it is the rows' headline already (the
+// target sizes are ranked by), then the middleware's p99 at each size
+// (the row's served figures); none without the middleware.
 func routeColumns(s session.Snapshot) []report.Column {
 	route := featuredRoute(s)
 	if s.Endpoints == nil || route == "" {
 		return nil
 	}
 	var cols []report.Column
-	if t := clientOf(s.LoadClient, route); t != nil {
+	if t := clientOf(s.LoadClient, route); t != nil && !rankedBy(s, session.ClientHeadline(t.Target)) {
 		by := t.BySize
 		cols = append(cols, report.Column{Head: "client p99 ms", Width: 13, Cell: func(_ int, r session.SizeJSON) string {
 			if v, ok := by[r.Workers]; ok && v.Count > 0 {
@@ -119,6 +119,17 @@ func routeColumns(s session.Snapshot) []report.Column {
 		}})
 	}
 	return append(cols, report.Column{Head: "route p99 ms", Width: 12, Cell: func(_ int, r session.SizeJSON) string { return routeP99(r.Served, route) }})
+}
+
+// rankedBy reports whether s's size rows of its scenario name headline
+// as theirs.
+func rankedBy(s session.Snapshot, headline string) bool {
+	for _, r := range s.Sizes {
+		if r.Scenario == s.Scenario {
+			return r.HeadlineName == headline
+		}
+	}
+	return false
 }
 
 // searchPlan is what a running search does, for the panel's last line:
