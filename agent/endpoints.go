@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -33,8 +34,12 @@ const (
 const (
 	// RouteOther is every route past MaxRoutes, counted together.
 	RouteOther = "other"
-	// RouteUnmatched is every request answered 404 or 405 with no
-	// pattern matched (r.Pattern empty): a path no route serves.
+	// RouteUnmatched is every request with no pattern matched
+	// (r.Pattern empty) that names no route: answered 404 or 405, a path
+	// not in clean form (path.Clean, a trailing slash allowed: "//x/",
+	// "/a/../b"), or any such
+	// request once the handler has set a pattern (a mux that names its
+	// routes: its redirects and its not-founds are no routes).
 	RouteUnmatched = "unmatched"
 )
 
@@ -45,7 +50,8 @@ const (
 // A request's route is r.Pattern as h left it (http.ServeMux sets it
 // once it has matched), so a mux wrapped in other middleware must be
 // handed the same *http.Request; with no pattern the route is the path
-// (cut to MaxRouteBytes), or RouteUnmatched for a 404 or 405. At most
+// (cut to MaxRouteBytes) for a handler that never sets one, else
+// RouteUnmatched (see there). At most
 // MaxRoutes routes are kept; later ones count as RouteOther. The
 // latency is from the request reaching the middleware to h's return;
 // the status is the code h wrote (200 when it wrote none, 500 when it
@@ -69,8 +75,9 @@ type endpoints struct {
 	// session's size rows (SizeRow.Served), the route's figures per size.
 	served func(route string, d time.Duration)
 
-	started atomic.Pointer[time.Time] // the first wrap; nil: not in use
-	full    atomic.Bool               // MaxRoutes routes are kept
+	started   atomic.Pointer[time.Time] // the first wrap; nil: not in use
+	full      atomic.Bool               // MaxRoutes routes are kept
+	patterned atomic.Bool               // a request had a pattern: paths are no routes
 
 	mu     sync.RWMutex // guards routes and named
 	routes map[string]*route
@@ -124,12 +131,16 @@ func (e *endpoints) wrap(h http.Handler) http.Handler {
 // record counts one response of r that took d from start.
 func (e *endpoints) record(r *http.Request, code int, d time.Duration, start time.Time) {
 	label := r.Pattern
-	if label == "" {
-		if code == http.StatusNotFound || code == http.StatusMethodNotAllowed {
-			label = RouteUnmatched
-		} else {
-			label = cut(r.URL.Path)
+	switch {
+	case label != "":
+		if !e.patterned.Load() {
+			e.patterned.Store(true)
 		}
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed,
+		e.patterned.Load(), !clean(r.URL.Path):
+		label = RouteUnmatched
+	default:
+		label = cut(r.URL.Path)
 	}
 	rt := e.route(label)
 	rt.lat.RecordAt(hist.Sample{NS: int64(d), At: start.Add(d)})
@@ -137,6 +148,16 @@ func (e *endpoints) record(r *http.Request, code int, d time.Duration, start tim
 	if e.served != nil {
 		e.served(label, d)
 	}
+}
+
+// clean reports whether p is in the form path.Clean gives, a trailing
+// slash allowed: "/a/b/" is, "//a", "/a/./b" and "" are not.
+func clean(p string) bool {
+	c := path.Clean(p)
+	if p != "/" && strings.HasSuffix(p, "/") {
+		c += "/"
+	}
+	return c == p
 }
 
 // class is the index of code's class in route.status: 1xx..5xx, 600..999

@@ -403,3 +403,68 @@ func TestMiddlewareFilesPerSize(t *testing.T) {
 		return false
 	})
 }
+
+// TestMiddlewareNoRouteFromAPath: a request with no pattern is filed
+// under its path only for a handler that never sets one, and only for a
+// path in clean form; behind a mux, a path it redirects with no pattern
+// ("//x/") is unmatched, so a client cannot fill the route table with
+// paths of its choosing (the mux's own redirects to a route, "/a/../ping"
+// and "/dir", carry that route's pattern and count under it, as 3xx).
+func TestMiddlewareNoRouteFromAPath(t *testing.T) {
+	plain := newEndpoints(5*time.Second, time.Now)
+	h := plain.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for _, p := range []string{"/a", "/a/b/", "//evil.com/x", "/a/../b", "/a/./b"} {
+		serve(h, http.MethodGet, p)
+	}
+	var got []string
+	for _, ep := range plain.read() {
+		got = append(got, fmt.Sprintf("%s:%d", ep.Route, ep.Count))
+	}
+	if want := "/a:1 /a/b/:1 unmatched:3"; strings.Join(got, " ") != want {
+		t.Errorf("a handler with no patterns: routes %v, want %s", got, want)
+	}
+
+	e := newEndpoints(5*time.Second, time.Now)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ping", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /dir/", func(http.ResponseWriter, *http.Request) {})
+	h = e.wrap(mux)
+	serve(h, http.MethodGet, "/ping")
+	codes := map[string]int{}
+	for i := range 70 {
+		for _, p := range []string{fmt.Sprintf("//j%d/", i), "/a/../ping", "/dir"} {
+			codes[p] = serve(h, http.MethodGet, p).Code
+		}
+	}
+	got = nil
+	for _, ep := range e.read() {
+		got = append(got, fmt.Sprintf("%s:%d", ep.Route, ep.Count))
+	}
+	if want := "GET /dir/:70 GET /ping:71 unmatched:70"; strings.Join(got, " ") != want {
+		t.Errorf("a mux: routes %v, want %s (answers %v)", got, want, codes)
+	}
+	for p, c := range codes {
+		if c < 300 || c > 399 {
+			t.Errorf("%s answered %d: want the mux's redirect (the case under test)", p, c)
+		}
+	}
+
+	// A router that names some routes: once it has, a clean path it
+	// answers with no pattern is no route either.
+	named := newEndpoints(5*time.Second, time.Now)
+	h = named.wrap(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/named" {
+			r.Pattern = "GET /named"
+		}
+	}))
+	serve(h, http.MethodGet, "/free")
+	serve(h, http.MethodGet, "/named")
+	serve(h, http.MethodGet, "/free2")
+	got = nil
+	for _, ep := range named.read() {
+		got = append(got, fmt.Sprintf("%s:%d", ep.Route, ep.Count))
+	}
+	if want := "/free:1 GET /named:1 unmatched:1"; strings.Join(got, " ") != want {
+		t.Errorf("a router naming some routes: %v, want %s", got, want)
+	}
+}

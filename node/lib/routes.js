@@ -9,6 +9,7 @@
 // agent's own paths on the program's server.
 const http = require('node:http');
 const https = require('node:https');
+const { posix } = require('node:path');
 const { Recorder, toJSON } = require('./hist');
 
 // MAX_ROUTES routes get figures of their own; a request of a route first
@@ -32,6 +33,7 @@ class Routes {
     this.startedAt = this.now();
     this.routes = new Map();
     this.named = 0;
+    this.patterned = false; // a request matched a router's pattern (routeOf)
     // arrive() is called as a request arrives; what it returns comes back
     // as tag to served(label, tag, ns) when the response ends (the agent
     // files it under the size row in force at arrival). Both optional.
@@ -95,14 +97,28 @@ function cut(label) {
 
 // routeOf is a finished request's route: the Express route pattern
 // (base + req.route.path, base req.baseUrl when not given) when the
-// router matched one, else UNMATCHED for a 404 or 405, else path (the URL
-// without its query, as it arrived), cut to MAX_ROUTE_BYTES.
-function routeOf(req, path, code, base) {
+// router matched one (and then seen.patterned is set, when seen is
+// given); else UNMATCHED for a 404 or 405, for a path not in clean form
+// (path.posix.normalize: "//x/", "/a/../b"), or for any request once
+// seen.patterned (a router that names its routes: its redirects and
+// not-founds are no routes); else path (the URL without its query, as it
+// arrived), cut to MAX_ROUTE_BYTES. So a client cannot fill the route
+// table with paths of its choosing behind a router.
+function routeOf(req, path, code, base, seen) {
   const r = req.route;
   if (typeof base !== 'string') base = typeof req.baseUrl === 'string' ? req.baseUrl : '';
-  if (r && typeof r.path === 'string') return cut(base + r.path);
-  if (code === 404 || code === 405) return UNMATCHED;
+  if (r && typeof r.path === 'string') {
+    if (seen) seen.patterned = true;
+    return cut(base + r.path);
+  }
+  if (code === 404 || code === 405 || (seen && seen.patterned) || !clean(path)) return UNMATCHED;
   return cut(path);
+}
+
+// clean says whether p is in the form path.posix.normalize gives ("/a/b/"
+// is, "//a", "/a/./b" and "" are not), as the Go agent's clean.
+function clean(p) {
+  return p !== '' && posix.normalize(p) === p;
 }
 
 // OWN marks a server whose requests are not the program's (the agent's
@@ -143,7 +159,7 @@ function upgrade(server, emit, args, req) {
   if (o === null || path.startsWith(o.prefix)) return emit.apply(server, args);
   const start = o.routes.now();
   const took = emit.apply(server, args);
-  if (took) o.routes.record(routeOf(req, path, 101), 101, start, o.routes.now());
+  if (took) o.routes.record(routeOf(req, path, 101, undefined, o.routes), 101, start, o.routes.now());
   return took;
 }
 
@@ -175,7 +191,7 @@ function serve(o) {
       if (done) return;
       done = true;
       const now = routes.now();
-      const label = routes.record(routeOf(req, path, res.statusCode, base()), res.statusCode, start, now);
+      const label = routes.record(routeOf(req, path, res.statusCode, base(), routes), res.statusCode, start, now);
       if (routes.served) routes.served(label, tag, (now - start) * 1e6);
     };
     res.once('finish', end);

@@ -413,3 +413,18 @@ test('sizes[].served holds at most MAX_SERVED histograms', (t) => {
   assert.equal(held, MAX_SERVED);
   assert.equal(rows[0].served.get('/r0').summary().count, 2);
 });
+
+test('a path not in clean form is unmatched, and once a router names a route, a request with no pattern is too', () => {
+  const seen = { patterned: false };
+  const at = (path, code, route) => routes.routeOf(route ? { route: { path: route }, baseUrl: '' } : {}, path, code, undefined, seen);
+  assert.equal(at('/a', 200), '/a');
+  assert.equal(at('/a/b/', 200), '/a/b/');
+  for (const p of ['//evil.com/x', '/a/../b', '/a/./b', '']) assert.equal(at(p, 301), routes.UNMATCHED, p);
+  assert.equal(seen.patterned, false);
+  assert.equal(at('/items/7', 200, '/items/:id'), '/items/:id');
+  assert.equal(seen.patterned, true);
+  assert.equal(at('/free', 200), routes.UNMATCHED, 'a clean path with no pattern once a pattern was seen');
+  const table = new routes.Routes(5000, () => 0);
+  for (let i = 0; i < 100; i++) table.record(at(`//j${i}/`, 307), 307, 0, 0);
+  assert.deepEqual(table.read().map((e) => e.route), [routes.UNMATCHED]);
+});
