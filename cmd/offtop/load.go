@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/load"
@@ -47,9 +50,40 @@ func startLoad(cmd, addr string, spec load.Spec, route string, c session.Source)
 		if window <= 0 {
 			window = session.DefaultWindow
 		}
+		if err := checkRoute(route, spec, c); err != nil {
+			return nil, usagef("%s: --route: %v", cmd, err)
+		}
 		if l, err = load.Start(load.Options{Base: base, Spec: spec, Window: window}); err != nil {
 			return nil, usagef("%s: --load: %v", cmd, err)
 		}
 	}
 	return sweep.NewLoadSource(c, l, route), nil
+}
+
+// routeWait bounds how long checkRoute waits for the program's routes to
+// show the requests load.Check sent (the agent samples every 250 ms).
+const routeWait = time.Second
+
+// checkRoute says whether route ("" passes) names something under spec:
+// a target's path, or the route the program's middleware filed a
+// target's check request under (c's endpoints, read until routeWait).
+func checkRoute(route string, spec load.Spec, c session.Source) error {
+	if route == "" || slices.ContainsFunc(spec, func(t load.Target) bool { return t.Path == route }) {
+		return nil
+	}
+	var routes []string
+	for end := time.Now().Add(routeWait); ; time.Sleep(50 * time.Millisecond) {
+		routes = routes[:0]
+		for _, e := range c.Snapshot().Endpoints {
+			if e.Route == route {
+				return nil
+			}
+			routes = append(routes, e.Route)
+		}
+		if time.Now().After(end) {
+			break
+		}
+	}
+	return fmt.Errorf("%s is neither a target of --load (%s) nor a route the program has served (%s)",
+		quote(route), spec, strings.Join(routes, ", "))
 }

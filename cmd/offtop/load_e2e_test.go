@@ -24,10 +24,17 @@ func TestAttachLoadRefusals(t *testing.T) {
 		{"/ping=600/s,/pool=600/s", "attach: --load: load spec: the rates add up to more than 1000/s (the most one load sends)"},
 		{"", "attach: --load: load spec: empty (want PATH=RATE/s[,PATH=RATE/s...], e.g. /ping=20/s)"},
 		{"/ping=20/s,/nope=5/s", "attach: --load: load target: http://" + addr + "/nope answers 404 Not Found (no such endpoint for a GET)"},
+		{"/fib=5/s", "attach: --load: load target: http://" + addr + "/fib answers 400 Bad Request (the service refuses the request as written: check its path and query)"},
+		{"/ping=20/s --route /nope", `attach: --route: "/nope" is neither a target of --load (/ping=20/s) nor a route the program has served (`},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
-			code, lines, stdout := runRefused(bin, "attach", addr, "--headless", "--duration", "2s", "--load", c.spec)
-			if code != exitUsage || lines[0] != "offtop: "+c.want || len(lines) > 2 || stdout > 0 {
+			spec, route, _ := strings.Cut(c.spec, " --route ")
+			args := []string{"attach", addr, "--headless", "--duration", "2s", "--load", spec}
+			if route != "" {
+				args = append(args, "--route", route)
+			}
+			code, lines, stdout := runRefused(bin, args...)
+			if code != exitUsage || !strings.HasPrefix(lines[0], "offtop: "+c.want) || len(lines) > 2 || stdout > 0 {
 				t.Fatalf("exit %d, stderr %q, stdout %d bytes: want exit 2, one line %q (and the usage hint), no output", code, lines, stdout, c.want)
 			}
 		})

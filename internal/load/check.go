@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"syscall"
 )
 
@@ -16,8 +17,11 @@ var ErrTarget = errors.New("load target")
 
 // Check sends one GET to each target of spec at base (http://host:port)
 // and says which the service does not serve: no answer within
-// CheckTimeout (refused, reset, timed out), or 404 or 405 (no such route
-// for a GET). Any other answer passes, an error status too.
+// CheckTimeout (refused, reset, timed out), 404 or 405 (no such route for
+// a GET), another 4xx (the request is refused as written: its path or
+// query), or a 3xx (the load does not follow redirects: every request
+// would read the redirect). A 2xx passes, and a 5xx: the service's own
+// failure, which the load then measures and counts.
 func Check(base string, spec Spec) error {
 	c := &http.Client{Timeout: CheckTimeout, CheckRedirect: noRedirect}
 	defer c.CloseIdleConnections()
@@ -28,8 +32,14 @@ func Check(base string, spec Spec) error {
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+		switch code := resp.StatusCode; {
+		case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 			return fmt.Errorf("%w: %s%s answers %s (no such endpoint for a GET)", ErrTarget, base, t.Path, resp.Status)
+		case code >= 400 && code < 500:
+			return fmt.Errorf("%w: %s%s answers %s (the service refuses the request as written: check its path and query)", ErrTarget, base, t.Path, resp.Status)
+		case code >= 300 && code < 400:
+			return fmt.Errorf("%w: %s%s answers %s to %s (the load does not follow redirects: give the path it names)",
+				ErrTarget, base, t.Path, resp.Status, strconv.Quote(resp.Header.Get("Location")))
 		}
 	}
 	return nil
