@@ -34,8 +34,9 @@ type loadSource struct {
 	route string
 	out   chan session.Snapshot
 
-	mu      sync.Mutex // guards workers
+	mu      sync.Mutex // guards workers and pid
 	workers int        // the pool size the load files under; -1 before one
+	pid     int        // the program's process; 0 before one is seen
 
 	search liveSearch // the a key under the load
 }
@@ -83,6 +84,12 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 	if snap.Disconnected.IsZero() {
 		s.search.program(snap.PID)
 		s.mu.Lock()
+		if snap.PID != 0 && s.pid != 0 && snap.PID != s.pid {
+			s.load.ResetSizes() // another process: its rows are its own, its client figures too
+		}
+		if snap.PID != 0 {
+			s.pid = snap.PID
+		}
 		if snap.Workers != s.workers {
 			s.workers = snap.Workers
 			s.load.SetSize(snap.Workers) // from when this client saw it: up to an interval late

@@ -220,3 +220,38 @@ func TestRowsRankByTheClientUnderALoad(t *testing.T) {
 		t.Errorf("pick %d (%q); want 2 workers by the lowest /fib client p99 (the probe favours 1)", pick.Workers, pick.Line)
 	}
 }
+
+// TestANewProcessStartsItsClientFiguresAfresh: when the program on the
+// address is another process (restarted), the load's figures per size
+// are its own from then on: the old process's client p99 at a size is not
+// shown in the new one's row of that size.
+func TestANewProcessStartsItsClientFiguresAfresh(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	l, err := load.Start(load.Options{Base: srv.URL, Spec: load.Spec{{Path: "/ping", Rate: 50}}, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	s := &loadSource{Source: chanSource{make(chan session.Snapshot)}, load: l, workers: -1}
+	snap := func(pid int) session.Snapshot {
+		var sn session.Snapshot
+		sn.Scenario, sn.Workers, sn.PID = "service", 3, pid
+		sn.Sizes = session.SizeRows{{Scenario: "service", Workers: 3, Held: 10 * time.Second, Current: true}}
+		return sn
+	}
+	s.fill(snap(100))
+	deadline := time.Now().Add(10 * time.Second)
+	for l.BySize("/ping")[3].Count == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no answer filed at 3 workers in 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := s.fill(snap(100)); got.Sizes[0].Headline.Count == 0 {
+		t.Fatal("pid 100's row at 3 workers: no client figure")
+	}
+	if got := s.fill(snap(200)); got.Sizes[0].Headline.Count != 0 {
+		t.Errorf("pid 200's row at 3 workers: %+v of pid 100's requests; want none", got.Sizes[0].Headline)
+	}
+}
