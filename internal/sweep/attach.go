@@ -95,9 +95,11 @@ var attachKeys = []string{KeyServerP99, KeyClientP99, KeyErrors}
 // ErrGone is a sweep's error when the attached program's stream broke.
 var ErrGone = errors.New("the attached program went away")
 
-// RestoreTimeout bounds the action that sets an attached program's pool
-// back to its starting size.
-const RestoreTimeout = 5 * time.Second
+// RestoreTimeout bounds the wait for the action that sets an attached
+// program's pool back to its starting size, so a sweep stopped by a
+// signal exits within 2 s though the program does not answer (stopped,
+// or gone); the action may still take effect when it does.
+const RestoreTimeout = 1500 * time.Millisecond
 
 // restore sets the program's pool back to n, within RestoreTimeout, and
 // says so in j.
@@ -109,7 +111,7 @@ func (a *Attached) restore(n int, j *AttachJSON) {
 			j.RestoreError = err.Error()
 		}
 	case <-time.After(RestoreTimeout):
-		j.RestoreError = "no answer within " + RestoreTimeout.String()
+		j.RestoreError = "no answer within " + RestoreTimeout.String() + " (it may still take effect when the program answers)"
 	}
 }
 
