@@ -153,6 +153,11 @@ func Recommend(rule workload.SizeRule, obs []Obs) Fit {
 		}
 		_, f.PeakWithin = u.PeakWithin()
 		f.Verdict = u.Verdict()
+		if lo, hi, ok := flat(medians(obs)); ok {
+			f.NPeak, f.PeakWithin = nil, false
+			f.Verdict = fmt.Sprintf("throughput flat at every size (%.3g-%.3g tasks/s, within %.0f%%): more workers add none; "+
+				"a fixed-rate (open-loop) load, or serial work, shows this; no peak to read (R^2 %.2f)", lo, hi, 100*(FlatWithin-1), u.R2)
+		}
 	}
 	switch rule {
 	case workload.RuleLatency:
@@ -182,6 +187,29 @@ func (f *Fit) knee(rows []Obs) {
 		return
 	}
 	f.Line = "recommended: none: " + rule + " needs a fit or two sizes: " + why
+}
+
+// FlatWithin is the ratio of the highest to the lowest median
+// throughput (sizes >= 1) under which Recommend calls throughput flat:
+// 1.05. Under a fixed 40/s load a sweep here read 39.7-40.2 tasks/s over
+// 1-4 workers (1.3%); a size that adds under 5% gives no peak to read.
+const FlatWithin = 1.05
+
+// flat reports whether the medians' throughput at sizes >= 1 (two or
+// more) is within FlatWithin, with its least and greatest.
+func flat(rows []Obs) (lo, hi float64, ok bool) {
+	n := 0
+	for _, o := range rows {
+		if o.Workers < 1 || !(o.ThroughputPerS > 0) {
+			continue
+		}
+		if n == 0 || o.ThroughputPerS < lo {
+			lo = o.ThroughputPerS
+		}
+		hi = max(hi, o.ThroughputPerS)
+		n++
+	}
+	return lo, hi, n >= 2 && hi <= lo*FlatWithin
 }
 
 // PoorR2 is the R^2 under which the knee is read from the measured

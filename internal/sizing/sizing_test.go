@@ -140,3 +140,28 @@ func TestNoTasksNoFit(t *testing.T) {
 		t.Errorf("%+v", f)
 	}
 }
+
+// TestRecommendFlatThroughput: tasks/s the same at every size (an
+// open-loop load sets it) gets no peak and a verdict that says so; the
+// latency rule still picks by the p99. A throughput that rises is not
+// called flat.
+func TestRecommendFlatThroughput(t *testing.T) {
+	var obs []Obs
+	for _, o := range []struct {
+		n     int
+		x, ms float64
+	}{{1, 39.7, 2.7}, {2, 40.2, 1.3}, {3, 39.9, 1.3}, {4, 40.0, 1.1}} {
+		obs = append(obs, Obs{Workers: o.n, ThroughputPerS: o.x, HeadlineP99MS: o.ms, LoopP99MS: 1})
+	}
+	f := Recommend(scenarios.Sizing("server").Rule, obs)
+	if !strings.HasPrefix(f.Verdict, "throughput flat at every size (39.7-40.2 tasks/s") || f.NPeak != nil || f.PeakWithin {
+		t.Errorf("verdict %q, N* %v, peak within %v: want flat, no peak", f.Verdict, f.NPeak, f.PeakWithin)
+	}
+	if f.Recommended != 4 {
+		t.Errorf("recommended %d, want 4 (the lowest p99)", f.Recommended)
+	}
+	obs[3].ThroughputPerS = 42 // 5.8% over the least
+	if f := Recommend(scenarios.Sizing("server").Rule, obs); strings.Contains(f.Verdict, "flat") {
+		t.Errorf("throughput 39.7-42: verdict %q, want it not called flat", f.Verdict)
+	}
+}
