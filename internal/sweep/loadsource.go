@@ -1,13 +1,16 @@
 package sweep
 
 import (
+	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/offtop/offtop/internal/crash"
 	"github.com/offtop/offtop/internal/hist"
 	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/sizing"
 )
 
 // NewLoadSource is c with l's figures in every Snapshot (LoadClient; none
@@ -131,7 +134,9 @@ func (s *loadSource) target(endpoints []session.Endpoint) string {
 // ranking target's client latency at each size (LoadTarget.BySize: the
 // requests due while that many workers were in force, from their due
 // times; none at a size no request was due in), so the rows' pick, the
-// search's and the sweep's rank by one figure. Rows of a GOMAXPROCS or
+// search's and the sweep's rank by one figure. A size snap.Search has
+// held reads, as its p99, the median of its passes' p99s (the figure the
+// search ranks by, as sweep's table does). Rows of a GOMAXPROCS or
 // priority of their own share their workers' figure. snap's rows are not
 // modified.
 func (s *loadSource) clientRows(snap session.Snapshot) session.SizeRows {
@@ -149,8 +154,30 @@ func (s *loadSource) clientRows(snap session.Snapshot) session.SizeRows {
 		}
 		rows[i].HeadlineName = session.ClientHeadline(target)
 		rows[i].Headline = by[rows[i].Workers]
+		if m, ok := passMedian(snap.Search, rows[i].Workers); ok && rows[i].Headline.Count > 0 {
+			rows[i].Headline.P99 = time.Duration(m * float64(time.Millisecond))
+		}
 	}
 	return rows
+}
+
+// passMedian is the median of the p99s (ms) the search q read at workers,
+// its holds with no answer left out; false when it read none there.
+func passMedian(q session.Search, workers int) (float64, bool) {
+	i := slices.Index(q.Sizes, workers)
+	if i < 0 || i >= len(q.Spread) {
+		return 0, false
+	}
+	var v []float64
+	for _, x := range q.Spread[i] {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return sizing.Median(v), true
 }
 
 // Samples is the Source's samples, each with the load's figures.

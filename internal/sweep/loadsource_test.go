@@ -255,3 +255,30 @@ func TestANewProcessStartsItsClientFiguresAfresh(t *testing.T) {
 		t.Errorf("pid 200's row at 3 workers: %+v of pid 100's requests; want none", got.Sizes[0].Headline)
 	}
 }
+
+// TestSearchedRowsReadTheirPassMedian: a size the search held reads, as
+// its headline p99, the median of its passes' p99s (a pass with no
+// answer left out), the figure its pick ranks by; a size it did not hold
+// reads the client's p99 over the size's requests.
+func TestSearchedRowsReadTheirPassMedian(t *testing.T) {
+	l, err := load.Start(load.Options{Base: "http://127.0.0.1:1", Spec: load.Spec{{Path: "/ping", Rate: 1}}, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	s := &loadSource{Source: chanSource{make(chan session.Snapshot)}, load: l, workers: -1}
+	sum := func(ms float64) hist.Summary {
+		return hist.Summary{P99: time.Duration(ms * float64(time.Millisecond)), Count: 10}
+	}
+	var snap session.Snapshot
+	snap.Scenario = "service"
+	snap.Sizes = session.SizeRows{{Scenario: "service", Workers: 1}, {Scenario: "service", Workers: 2}, {Scenario: "service", Workers: 3}}
+	snap.LoadClient = &session.LoadClient{Targets: []session.LoadTarget{{Target: "/ping", BySize: map[int]hist.Summary{1: sum(9), 2: sum(9), 3: sum(7)}}}}
+	snap.Search = session.Search{Scenario: "service", Sizes: []int{1, 2}, Spread: [][]float64{{2, 4, math.NaN()}, {1}}}
+	got := s.clientRows(snap)
+	for i, want := range []time.Duration{3 * time.Millisecond, time.Millisecond, 7 * time.Millisecond} {
+		if got[i].Headline.P99 != want {
+			t.Errorf("row %d workers: p99 %v, want %v", got[i].Workers, got[i].Headline.P99, want)
+		}
+	}
+}
