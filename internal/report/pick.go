@@ -59,8 +59,13 @@ func PickFor(s session.Snapshot, t Table) Pick {
 		if r.MachineBusy {
 			busy = " (uncertain: all rows busy)"
 		}
-		p.Line = fmt.Sprintf("pick: %s%s, %s (%s %s%s), from the rows", rowName(r), busy, t.Spec.Rule(),
-			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop)
+		tie := ""
+		if i := t.TiedWith(); i >= 0 {
+			o := t.Rows[i]
+			tie = fmt.Sprintf("; %s read %s, within %g%%: fewer workers", rowName(o), Figure(*o.HeadlineP99MS), 100*workload.TieWithin)
+		}
+		p.Line = fmt.Sprintf("pick: %s%s, %s (%s %s%s%s), from the rows", rowName(r), busy, t.Spec.Rule(),
+			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop, tie)
 		return p
 	}
 	var keys []string // the keys that work on s's program

@@ -136,6 +136,39 @@ func best(rows []session.SizeJSON, spec workload.HeadlineSpec, minHeld time.Dura
 			b = i
 		}
 	}
+	if b < 0 {
+		return b
+	}
+	// Of the rows tied with the best (workload.Tied), the fewest workers.
+	top := b
+	for i, r := range rows {
+		if judged(r) && (!clean || !r.MachineBusy) && workload.Tied(*r.HeadlineP99MS, *rows[top].HeadlineP99MS) && r.Workers < rows[b].Workers {
+			b = i
+		}
+	}
+	return b
+}
+
+// TiedWith is the row with the best headline figure of t's judged rows
+// when it is not t.Best (the pick took fewer workers tied with it,
+// workload.Tied); -1 when t.Best is that row, or there is none.
+func (t Table) TiedWith() int {
+	if t.Best < 0 {
+		return -1
+	}
+	b := t.Best
+	for i, r := range t.Rows {
+		if r.HeadlineP99MS == nil || r.MachineBusy != t.Rows[t.Best].MachineBusy || r.HeldS < t.judgedHeld.Seconds() {
+			continue
+		}
+		v, w := *r.HeadlineP99MS, *t.Rows[b].HeadlineP99MS
+		if t.Spec.LowerBetter && v < w || !t.Spec.LowerBetter && v > w {
+			b = i
+		}
+	}
+	if b == t.Best {
+		return -1
+	}
 	return b
 }
 

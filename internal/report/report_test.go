@@ -118,3 +118,29 @@ func TestPriorityRowsApart(t *testing.T) {
 		t.Errorf("rows not told apart or not aligned:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestBestTakesFewerWorkersWhenTied: rows whose figures are within
+// workload.TieWithin of the best count as tied and the fewest workers
+// win, the pick line naming the lower figure it passed over; out of the
+// tie the lowest wins. Ties are judged against the best, not in row order.
+func TestBestTakesFewerWorkersWhenTied(t *testing.T) {
+	sizes := []session.SizeRow{row(1, 8*time.Second, 0.65, false), row(2, 8*time.Second, 0.428, false), row(3, 8*time.Second, 0.426, true)}
+	tb := For(sizes, "server", MinHeld)
+	if tb.Best != 1 || tb.TiedWith() != 2 {
+		t.Fatalf("best %d, tied with %d: want 2 workers, tied with 3's", tb.Best, tb.TiedWith())
+	}
+	p := PickFor(session.Snapshot{}, tb)
+	if !strings.Contains(p.Line, "pick: 2 workers, lowest ping p99 (0.428 ms") || !strings.Contains(p.Line, "; 3 workers read 0.426, within 10%: fewer workers") {
+		t.Errorf("pick line %q", p.Line)
+	}
+	// 1.00 at 1 is within 10% of the lowest (0.91 at 2), 1.10 at 3 is not
+	// (though within 10% of 1.00 seen before it): 1 worker.
+	sizes = []session.SizeRow{row(3, 8*time.Second, 1.10, false), row(1, 8*time.Second, 1.00, false), row(2, 8*time.Second, 0.91, false)}
+	if tb = For(sizes, "server", MinHeld); tb.Rows[tb.Best].Workers != 1 {
+		t.Errorf("1.10, 1.00, 0.91: picked %d workers, want 1", tb.Rows[tb.Best].Workers)
+	}
+	sizes = []session.SizeRow{row(1, 8*time.Second, 1.2, false), row(2, 8*time.Second, 0.91, false)}
+	if tb = For(sizes, "server", MinHeld); tb.Rows[tb.Best].Workers != 2 || tb.TiedWith() != -1 {
+		t.Errorf("1.2, 0.91: picked %d workers (tied with %d), want 2 untied", tb.Rows[tb.Best].Workers, tb.TiedWith())
+	}
+}

@@ -246,7 +246,7 @@ func measuredKnee(rows []Obs) (int, bool) {
 func (f *Fit) latency(rows []Obs) {
 	bound := workload.LoopP99BoundMS
 	f.LoopBoundMS = num(bound)
-	rule := fmt.Sprintf("lowest headline p99 with the Loop's p99 under %g ms", bound)
+	rule := fmt.Sprintf("lowest headline p99 (within %g%%: fewest workers) with the Loop's p99 under %g ms", 100*workload.TieWithin, bound)
 	within := func(r Obs) bool { return !math.IsNaN(r.HeadlineP99MS) && r.LoopP99MS <= bound }
 	clean := slices.ContainsFunc(rows, func(r Obs) bool { return within(r) && !r.Busy })
 	best := -1
@@ -261,6 +261,13 @@ func (f *Fit) latency(rows []Obs) {
 	if best < 0 {
 		f.Line = "recommended: none: " + noneWithin(rows, bound)
 		return
+	}
+	// Of the sizes tied with the lowest (workload.Tied), the fewest workers.
+	low := rows[best].HeadlineP99MS
+	for i, r := range rows {
+		if within(r) && (!clean || !r.Busy) && workload.Tied(r.HeadlineP99MS, low) && r.Workers < rows[best].Workers {
+			best = i
+		}
 	}
 	r := rows[best]
 	f.Recommended, f.HeadlineP99MS, f.LoopP99MS = r.Workers, num(r.HeadlineP99MS), num(r.LoopP99MS)

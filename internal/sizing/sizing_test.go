@@ -165,3 +165,19 @@ func TestRecommendFlatThroughput(t *testing.T) {
 		t.Errorf("throughput 39.7-42: verdict %q, want it not called flat", f.Verdict)
 	}
 }
+
+// TestLatencyRuleTakesFewerWorkersWhenTied: medians within 10% of the
+// lowest p99 are tied and the fewest workers win; out of the tie the
+// lowest does.
+func TestLatencyRuleTakesFewerWorkersWhenTied(t *testing.T) {
+	rule := scenarios.Sizing("server").Rule
+	o := func(n int, ms float64) Obs {
+		return Obs{Workers: n, ThroughputPerS: 20, HeadlineP99MS: ms, LoopP99MS: 1}
+	}
+	if f := Recommend(rule, []Obs{o(3, 1.10), o(1, 1.00), o(2, 0.91), o(4, 0.95)}); f.Recommended != 1 {
+		t.Errorf("1.00, 0.91, 1.10, 0.95: recommended %d, want 1 (within 10%% of 0.91)", f.Recommended)
+	}
+	if f := Recommend(rule, []Obs{o(1, 1.2), o(2, 0.91), o(3, 0.95)}); f.Recommended != 2 {
+		t.Errorf("1.2, 0.91, 0.95: recommended %d, want 2", f.Recommended)
+	}
+}

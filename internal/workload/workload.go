@@ -6,6 +6,7 @@
 package workload
 
 import (
+	"math"
 	"strings"
 	"time"
 
@@ -333,6 +334,17 @@ const (
 // picked by RuleLatency, in ms: 50 ms, the budget the RAIL model gives a
 // main thread to handle an input before a user perceives the delay.
 const LoopP99BoundMS = 50.0
+
+// TieWithin is how close two headline figures are when a size pick
+// calls them tied and takes the fewer workers: 10%. Over 1 ms, outside
+// readers of one load agreed with offtop's client within 1.2-6.1% here,
+// and two copies of one reader differed by 0.8-4.8%
+// (docs/measurements.md); under 10% no reader orders two sizes.
+const TieWithin = 0.10
+
+// Tied reports whether headline figure v is within TieWithin of best:
+// a size pick then takes the fewer workers of the two.
+func Tied(v, best float64) bool { return math.Abs(v-best) <= TieWithin*math.Abs(best) }
 
 // String is the rule's JSON name: "knee", "latency", "little".
 func (r SizeRule) String() string {
