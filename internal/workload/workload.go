@@ -336,10 +336,10 @@ const (
 const LoopP99BoundMS = 50.0
 
 // TieWithin is how close two headline figures are when a size pick
-// calls them tied and takes the fewer workers: 10%. Over 1 ms, outside
-// readers of one load agreed with offtop's client within 1.2-6.1% here,
-// and two copies of one reader differed by 0.8-4.8%
-// (docs/measurements.md); under 10% no reader orders two sizes.
+// calls them tied and takes the fewer workers: 10%. Over 1 ms, two
+// copies of one outside reader on one load differed by 0.8-11% here
+// (docs/measurements.md): closer than that, readers order two sizes
+// differently, and the fewer workers cost less.
 const TieWithin = 0.10
 
 // Tied reports whether headline figure v is within TieWithin of best:
