@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/offtop/offtop/internal/load"
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/session"
+	"github.com/offtop/offtop/internal/testkit"
 )
 
 // chanSource is a Source whose samples the test sends.
@@ -183,10 +185,9 @@ func TestRowsRankByTheClientUnderALoad(t *testing.T) {
 		var snap session.Snapshot
 		snap.Scenario, snap.Workers = "service", n
 		s.fill(snap) // files the requests due from now under n workers
-		time.Sleep(time.Second)
+		testkit.WaitFor(t, fmt.Sprintf("5 answers at %d workers", n), 0, func() bool { return l.BySize("/fib")[n].Count >= 5 })
 	}
 	slow.Store(false)
-	time.Sleep(300 * time.Millisecond) // the last answers in
 	probe := func(ms float64) hist.Summary {
 		d := time.Duration(ms * float64(time.Millisecond))
 		return hist.Summary{P50: d, P90: d, P99: d, P999: d, Max: d, Count: 100}
@@ -241,13 +242,7 @@ func TestANewProcessStartsItsClientFiguresAfresh(t *testing.T) {
 		return sn
 	}
 	s.fill(snap(100))
-	deadline := time.Now().Add(10 * time.Second)
-	for l.BySize("/ping")[3].Count == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no answer filed at 3 workers in 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "an answer at 3 workers", 0, func() bool { return l.BySize("/ping")[3].Count > 0 })
 	if got := s.fill(snap(100)); got.Sizes[0].Headline.Count == 0 {
 		t.Fatal("pid 100's row at 3 workers: no client figure")
 	}
