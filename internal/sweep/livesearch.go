@@ -85,7 +85,7 @@ func (l *liveSearch) start(s *loadSource) {
 	snap := s.Source.Snapshot()
 	sizes := session.SearchSizes(float64(snap.UsableCPUs))
 	hold := max(time.Duration(snap.Window), time.Second)
-	target := s.target(snap.Endpoints)
+	target := s.target(s.load.Figures(snap.Endpoints))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	l.mu.Lock()

@@ -113,16 +113,16 @@ func (s *loadSource) fill(snap session.Snapshot) session.Snapshot {
 }
 
 // target is the load target sizes are ranked by: the one --route names
-// (by its path, or by the route the middleware records it under in
-// endpoints), else the load's first.
-func (s *loadSource) target(endpoints []session.Endpoint) string {
+// (by its path, or by the route the middleware records it under, as lc,
+// the load's figures, matched it), else the load's first.
+func (s *loadSource) target(lc *session.LoadClient) string {
 	target := s.load.Spec()[0].Path
 	for _, t := range s.load.Spec() {
 		if t.Path == s.route {
 			target = t.Path
 		}
 	}
-	for _, t := range s.load.Figures(endpoints).Targets {
+	for _, t := range lc.Targets {
 		if s.route != "" && t.Route == s.route {
 			target = t.Target
 		}
@@ -140,7 +140,7 @@ func (s *loadSource) target(endpoints []session.Endpoint) string {
 // priority of their own share their workers' figure. snap's rows are not
 // modified.
 func (s *loadSource) clientRows(snap session.Snapshot) session.SizeRows {
-	target := s.target(snap.Endpoints)
+	target := s.target(snap.LoadClient)
 	var by map[int]hist.Summary
 	for _, t := range snap.LoadClient.Targets {
 		if t.Target == target {
