@@ -37,9 +37,8 @@ const (
 	// RouteUnmatched is every request with no pattern matched
 	// (r.Pattern empty) that names no route: answered 404 or 405, a path
 	// not in clean form (path.Clean, a trailing slash allowed: "//x/",
-	// "/a/../b"), or any such
-	// request once the handler has set a pattern (a mux that names its
-	// routes: its redirects and its not-founds are no routes).
+	// "/a/../b"), or any request once the handler has set a pattern for
+	// one (a mux that names its routes: what it does not match is none).
 	RouteUnmatched = "unmatched"
 )
 

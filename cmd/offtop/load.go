@@ -64,9 +64,9 @@ func startLoad(cmd, addr string, spec load.Spec, route string, c session.Source)
 // show the requests load.Check sent (the agent samples every 250 ms).
 const routeWait = time.Second
 
-// checkRoute says whether route ("" passes) names something under spec:
-// a target's path, or the route the program's middleware filed a
-// target's check request under (c's endpoints, read until routeWait).
+// checkRoute says whether route ("" passes) names something: a target
+// of spec by its path, or a route the program has served (c's endpoints,
+// read until routeWait, so load.Check's requests have shown there).
 func checkRoute(route string, spec load.Spec, c session.Source) error {
 	if route == "" || slices.ContainsFunc(spec, func(t load.Target) bool { return t.Path == route }) {
 		return nil
