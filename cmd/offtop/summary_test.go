@@ -313,7 +313,7 @@ func TestSummaryAttachedEarlierAndIdle(t *testing.T) {
 	if !strings.Contains(before, " 30s ") || strings.Contains(now, " 30s ") || !strings.Contains(now, " 9s ") {
 		t.Errorf("rows not apart (the earlier's 3-worker row held 30s, this one's 2-worker 9s):\n%s", out)
 	}
-	if !strings.Contains(now, "idle, the pool with no task (in no figure above): 4 workers 10.0s") {
+	if !strings.Contains(now, "idle, no pool task and no request (in no figure above): 4 workers 10.0s") {
 		t.Errorf("no idle line:\n%s", out)
 	}
 }

@@ -92,7 +92,7 @@ func (sm *Summary) String() string {
 }
 
 // sizes writes rows, a table per scenario, each with its best line, the
-// time a row was idle (attached: the pool had no task), not in it, and,
+// time a row was idle (attached: no pool task and no request), not in it, and,
 // with search, the size search's pick and fit of the last sample.
 func (sm *Summary) sizes(b *strings.Builder, rows session.SizeRows, search bool) {
 	src := sm.last
@@ -136,7 +136,7 @@ func (sm *Summary) sizes(b *strings.Builder, rows session.SizeRows, search bool)
 			}
 		}
 		if len(idle) > 0 {
-			b.WriteString("  idle, the pool with no task (in no figure above): " + strings.Join(idle, ", ") + "\n")
+			b.WriteString("  idle, no pool task and no request (in no figure above): " + strings.Join(idle, ", ") + "\n")
 		}
 		if t.AnyBusy() {
 			b.WriteString("  " + BusyRule + "\n")

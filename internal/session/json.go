@@ -20,7 +20,8 @@ type SizeJSON struct {
 	GOMAXPROCS int     `json:"gomaxprocs"`
 	Priority   bool    `json:"priority"`
 	HeldS      float64 `json:"held_s"`
-	// IdleS is the row's Idle: an attached program's pool had no task.
+	// IdleS is the row's Idle: an attached program's pool had no task and
+	// its routes answered no request.
 	IdleS float64 `json:"idle_s"`
 	// ProbeP99MS and ProbeMaxMS are the Loop probe, corrected, at this size.
 	ProbeP99MS *float64 `json:"probe_p99_ms"`

@@ -125,16 +125,27 @@ func (programTarget) sizing(string) workload.SizeRule { return workload.RuleKnee
 // headline is the Loop probe: a program reports no headline of its own.
 func (programTarget) headline(string) workload.HeadlineSpec { return workload.ProbeHeadline }
 
-// sampled follows the program's pool (followProgram) and reads its
-// Endpoints.
+// sampled reads the program's Endpoints and follows its pool
+// (followProgram), the requests its routes answered counting as work.
 func (t programTarget) sampled(s *Session, sm *sampler, ps pool.Stats, resizes int64) []Endpoint {
+	var eps []Endpoint
+	if t.pg.Endpoints != nil {
+		eps = t.pg.Endpoints()
+	}
 	if t.pg.Pool != nil {
-		s.followProgram(sm, ps, resizes)
+		s.followProgram(sm, ps, resizes, answered(eps))
 	}
-	if t.pg.Endpoints == nil {
-		return nil
+	return eps
+}
+
+// answered is the requests eps have answered since their middleware
+// started: the sum of their Counts.
+func answered(eps []Endpoint) int64 {
+	var n int64
+	for _, e := range eps {
+		n += e.Count
 	}
-	return t.pg.Endpoints()
+	return n
 }
 
 func (programTarget) next(string) (workload.Workload, error)  { return nil, errNoSwitch }

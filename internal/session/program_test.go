@@ -213,6 +213,36 @@ func TestProgramIdleHoldsNothing(t *testing.T) {
 	}
 }
 
+// TestProgramServingIsNotIdle: a program whose pool has no task but whose
+// routes answer requests (a load of /ping alone) holds its size: the
+// requests are its work. Once they stop, the row is idle again.
+func TestProgramServingIsNotIdle(t *testing.T) {
+	p, err := pool.New(pool.Options{Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var served atomic.Int64
+	eps := func() []Endpoint { return []Endpoint{{Route: "/ping", Count: served.Load()}} }
+	_, next := stepped(t, Config{Interval: 250 * time.Millisecond, Window: 5 * time.Second,
+		Program: &Program{Name: "svc", Pool: p, Endpoints: eps}})
+	var snap Snapshot
+	for range 8 { // 2 s answering /ping, no pool task
+		served.Add(10)
+		snap = next()
+	}
+	if r := currentRow(t, snap); snap.Paused || r.Held < time.Second || r.Idle > 250*time.Millisecond {
+		t.Fatalf("answering requests: paused %v, held %v, idle %v; want held, not idle", snap.Paused, r.Held, r.Idle)
+	}
+	held := currentRow(t, snap).Held
+	for range 8 { // 2 s with no request and no task
+		snap = next()
+	}
+	if r := currentRow(t, snap); !snap.Paused || r.Held > held+250*time.Millisecond || r.Idle < time.Second {
+		t.Errorf("no requests: paused %v, held %v (was %v), idle %v; want idle", snap.Paused, r.Held, held, r.Idle)
+	}
+}
+
 // TestProgramIgnoredResizeKeepsTheRealSize: a pool that takes a resize and
 // keeps its size (ants ignores Tune on a pre-allocated pool) is shown at
 // the size it has, its row in force, from the next sample.

@@ -24,6 +24,9 @@ type sampler struct {
 	gen    int64   // Session.histGen the history above belongs to
 	done   []point // completed counts over the last window, oldest first
 	missed int64   // sample times skipped because a sample ran late
+	// answered is the requests a program's routes had answered at the
+	// last sample (followProgram).
+	answered int64
 	// start is the readings at the start: the last sample's interval
 	// figures are over the whole run.
 	start struct {
@@ -245,10 +248,11 @@ func (sm *sampler) take(s *Session, final bool) Snapshot {
 // between the last sample and ps: a size other than the one in force (the
 // program set it itself, or ignored an Action's) starts its row now, unless
 // an Action resized the pool since resizes was read; and an interval in which the pool
-// had no task (none queued or running, none submitted or ended) is idle:
-// the row in force counts nothing from the last sample until one comes,
-// and the Snapshot says Paused meanwhile.
-func (s *Session) followProgram(sm *sampler, ps pool.Stats, resizes int64) {
+// had no task (none queued or running, none submitted or ended) and its
+// routes answered no request (answered, the count of all they answered,
+// did not move) is idle: the row in force counts nothing from the last
+// sample until one comes, and the Snapshot says Paused meanwhile.
+func (s *Session) followProgram(sm *sampler, ps pool.Stats, resizes, answered int64) {
 	s.mu.Lock()
 	// An Action that resized since ps was read: the next sample judges.
 	resized := ps.Size != s.workers && s.resizes == resizes
@@ -261,7 +265,9 @@ func (s *Session) followProgram(sm *sampler, ps pool.Stats, resizes int64) {
 	}
 	prev := sm.pool
 	idle := ps.Queued == 0 && ps.Running == 0 && ps.Submitted == prev.Submitted &&
-		ps.Completed == prev.Completed && ps.Failed == prev.Failed && ps.TimedOut == prev.TimedOut
+		ps.Completed == prev.Completed && ps.Failed == prev.Failed && ps.TimedOut == prev.TimedOut &&
+		answered == sm.answered
+	sm.answered = answered
 	s.mu.Lock()
 	changed := s.paused != idle
 	s.paused = idle

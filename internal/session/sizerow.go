@@ -37,8 +37,8 @@ type SizeRow struct {
 	// current stretch included.
 	Held time.Duration
 	// Idle is the wall time this size was in force in a program whose
-	// pool had no task (none queued, running, started or ended): counted
-	// apart, in no figure of the row.
+	// pool had no task (none queued, running, started or ended) and whose
+	// routes answered no request: counted apart, in no figure of the row.
 	Idle time.Duration
 	// Probe is the Loop probe's lateness at this size, corrected for
 	// coordinated omission.

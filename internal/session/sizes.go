@@ -47,7 +47,7 @@ type sizeStretch struct {
 	cpu0    time.Duration
 	cpuOK0  bool
 	paused  bool // the load was paused: nothing of it counts
-	idle    bool // paused because the program's pool had no task: its time is Idle
+	idle    bool // paused because the program had no task and answered no request: its time is Idle
 	mach0   sysinfo.MachineSample
 }
 
@@ -161,9 +161,9 @@ func (z *sizes) pause(on bool) {
 }
 
 // idleSince pauses (on) or restarts the row in force as pause does, from
-// at (no later than now), with the counters read at that time: a program's
-// pool had no task since at (on), or has had some since at. Idle time
-// counts in the row's Idle.
+// at (no later than now), with the counters read at that time: a program
+// had no task and answered no request since at (on), or has had work since
+// at. Idle time counts in the row's Idle.
 func (z *sizes) idleSince(on bool, at time.Time, done int64, cpu time.Duration, cpuOK bool) {
 	z.pauseAt(on, on, at, done, cpu, cpuOK)
 }

@@ -58,7 +58,8 @@ type Snapshot struct {
 type Run struct {
 	Scenario string `json:"scenario"`
 	// Paused: the scenario's load is paused (space); in a Program, its
-	// pool had no task over the last sample (the size rows not counting).
+	// pool had no task and its routes answered no request over the last
+	// sample (the size rows not counting).
 	Paused bool `json:"paused"`
 	// PerTask: every task gets a goroutine of its own, no queue and no
 	// bound, instead of a pool worker (pool.SetPerTask; the u key).
