@@ -121,8 +121,8 @@ func TestSweepAttachJSON(t *testing.T) {
 }
 
 // TestSweepAttachJSONPoolIdle: a load that gives the pool nothing (only
-// /ping) leaves CPU/wall unknown at each size: the JSON has null there,
-// and a p99 for /ping.
+// /ping) still holds each size, the requests being the program's work:
+// a p99 for /ping, a CPU/wall, and no pool task done.
 func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	bin := buildBinary(t)
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "2")
@@ -132,8 +132,8 @@ func TestSweepAttachJSONPoolIdle(t *testing.T) {
 		t.Fatalf("rows %d, want 2: %s", len(res.Rows), out)
 	}
 	for _, r := range res.Rows {
-		if r.Size.HeadlineP99MS == nil || r.CPUPerWall != nil || r.Size.CPUPerWall != nil {
-			t.Errorf("%d workers: /ping p99 %v, CPU/wall %v and %v: want a p99 and CPU/wall null", r.Workers, r.Size.HeadlineP99MS, r.CPUPerWall, r.Size.CPUPerWall)
+		if r.Size.HeadlineP99MS == nil || r.CPUPerWall == nil || r.Size.CPUPerWall == nil || r.ThroughputPerS != 0 {
+			t.Errorf("%d workers: /ping p99 %v, CPU/wall %v and %v, tasks/s %v: want a p99, a CPU/wall and 0 tasks/s", r.Workers, r.Size.HeadlineP99MS, r.CPUPerWall, r.Size.CPUPerWall, r.ThroughputPerS)
 		}
 	}
 }
