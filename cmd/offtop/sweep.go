@@ -81,7 +81,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if at.addr != "" {
 		stop, err := at.open(&c)
 		if err != nil {
-			return exitCode(usagef("sweep: %v", err), stderr)
+			fmt.Fprintf(stderr, "offtop sweep: %s\n", oneLine(err.Error()))
+			return exitUsage
 		}
 		defer stop()
 	}
