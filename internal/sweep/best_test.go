@@ -79,3 +79,18 @@ func TestCombineBusyByMajority(t *testing.T) {
 		t.Error("2 busy runs of 3: the row is not busy")
 	}
 }
+
+// TestAttachedNoRowsNamesTheTarget: an attached sweep stopped before its
+// first row says it has no figure of the target's client p99, the figure
+// its rows would have had, not of the Loop probe.
+func TestAttachedNoRowsNamesTheTarget(t *testing.T) {
+	r := Result{Scenario: "service", GOMAXPROCS: 2, NumCPU: 2, DurationS: 5, Columns: attachKeys, Interrupted: true,
+		Attach: &AttachJSON{Addr: "127.0.0.1:7070", Load: "/ping=50/s", Target: "/ping", Route: "/ping", Restored: true}}
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "best: lowest /ping client p99 (no size with a headline figure)"; !strings.Contains(b.String(), want) {
+		t.Errorf("no rows: want %q in\n%s", want, b.String())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/sizing"
+	"github.com/offtop/offtop/internal/workload"
 )
 
 // Write prints r as a table: a first line naming GOMAXPROCS, NumCPU and
@@ -46,6 +47,10 @@ func (r Result) Write(w io.Writer) error {
 		sizes[i].Workers = row.Workers
 	}
 	t := report.Of(r.Scenario, sizes)
+	if a := r.Attach; a != nil && len(sizes) == 0 {
+		// No row to name it: the rows would have had the target's.
+		t.Spec = workload.HeadlineNamed(session.ClientHeadline(a.Target))
+	}
 	if r.latencyPick() {
 		t = t.WithBest(r.Fit.Recommended) // one pick: the rule's (bestLine)
 	}
