@@ -19,10 +19,11 @@ const (
 	colGap = 2 // cells between columns, charts and cells
 	// wideWidth is where the body splits into two columns: sizes, meters
 	// and readouts on the left; the charts on the right.
-	wideWidth = 120
-	// leftMin is the left column's least width in two columns (a sizes
-	// table fits); rightMin the charts' least.
-	leftMin  = 72
+	wideWidth = leftMin + colGap + rightMin
+	// leftMin is the left column's least width in two columns: an
+	// attached program's sizes table with its route columns, and the pick
+	// line, fit (90-96 cells); rightMin the charts' least.
+	leftMin  = 96
 	rightMin = 46
 )
 
