@@ -18,6 +18,7 @@ const metrics = require('./metrics');
 const threads = require('./threads');
 const routes = require('./routes');
 const { Pool, MAX_WORKERS } = require('./pool');
+const { Machine, othersCPUs, busy: machineBusy } = require('./machine');
 
 const SCHEMA = 1;
 const DEFAULT_PATH = '/debug/offtop/';
@@ -33,6 +34,9 @@ const HISTORY_LEN = 240;
 // not filed (its request still counts in endpoints).
 const MAX_SERVED = 512;
 const LOOK = "your program: the Loop probe is its main thread's lateness; the pool is its pool";
+// OTHERS_WINDOW_MS is the span the live others figure is over (the Go
+// session's othersWindow).
+const OTHERS_WINDOW_MS = 1000;
 
 // checkLoopback throws unless addr (host:port) names a loopback address
 // (127.0.0.0/8, ::1, localhost); an empty host is every interface.
@@ -215,6 +219,13 @@ function round3(v) {
   return Math.round(v * 1000) / 1000;
 }
 
+// rowOthers is a size row's others: the CPUs' worth of time the rest of the
+// machine used while it was held (3 decimals); null when unknown or not
+// held.
+function rowOthers(row) {
+  return row.othersKnown && row.othersWallMs > 0 ? round3(row.othersMs / row.othersWallMs) : null;
+}
+
 // threadCPUms is the CPU time in ms of thread tid of this process, from
 // /proc (null when unknown).
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -255,6 +266,8 @@ class Agent {
     };
     this.startedAt = performance.now();
     this.machine = machine();
+    this.mach = new Machine(); // the rest of the machine's CPU (others_cpus)
+    this.machSeen = []; // its readings over about the last OTHERS_WINDOW_MS, oldest first
     this.probe = new LagProbe({ resolutionMs: this.o.resolutionMs, windowMs: this.o.windowMs });
     this.eld = monitorEventLoopDelay({ resolution: this.o.resolutionMs });
     this.task = new Recorder(this.o.windowMs);
@@ -374,7 +387,11 @@ class Agent {
     if (!row) {
       // served: route -> Exact, the requests that arrived at this size;
       // unsettled: observations begun at this size and left out (sizeNow)
-      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map(), unsettled: 0 };
+      // others*: the rest of the machine's CPU time while held, over
+      // othersWallMs of the machine readings' time; othersKnown false
+      // once a reading was unknown
+      row = { workers: n, heldMs: 0, completed: 0, cpuMs: 0, probe: new Exact(), served: new Map(), unsettled: 0,
+        othersMs: 0, othersWallMs: 0, othersKnown: true, cpus: 0 };
       this.sizes.set(n, row);
     }
     return row;
@@ -433,6 +450,7 @@ class Agent {
       workers: this.workers(),
       threads: new Map([...threads.live.values()].filter((e) => e.online).map((e) => [e, e.worker.performance.eventLoopUtilization()])),
       threadCPU: p ? new Map(p.workers.map((w) => [w.slot, threadCPUms(w.tid)])) : new Map(),
+      mach: this.mach.read(),
     };
   }
 
@@ -449,7 +467,14 @@ class Agent {
     row.heldMs += r.at - prev.at;
     if (p && prev.pool) row.completed += p.completed - prev.pool.completed;
     row.cpuMs += cpuNowMs - cpuMs(prev.cpu);
+    if (!prev.mach.known || !r.mach.known) row.othersKnown = false;
+    else if (r.mach.at > prev.mach.at) {
+      row.othersMs += othersCPUs(prev.mach, r.mach) * (r.mach.at - prev.mach.at);
+      row.othersWallMs += r.mach.at - prev.mach.at;
+      row.cpus = Math.max(row.cpus, r.mach.cpus);
+    }
     this.sizeRow(r.workers);
+    const others = this.others(r.mach);
     const st = this.probe.stats();
     // throughput over the window
     this.history.push({ at: r.at, completed: p ? p.completed : 0, p99: st.last1s.count > 0 ? round3(st.last1s.p99 / 1e6) : null });
@@ -484,6 +509,8 @@ class Agent {
       suggested_workers: this.machine.suggested_workers,
       suggested_rule: this.machine.suggested_rule,
       oversubscribed: r.workers > this.machine.usable,
+      others_cpus: others === null ? null : round3(others),
+      machine_busy: machineBusy(others, r.mach.cpus),
       load: this.piscina ? "the program's own (piscina pool)" : "the program's own",
       extra,
       workers: r.workers,
@@ -567,6 +594,19 @@ class Agent {
     return e;
   }
 
+  // others adds m to the readings seen and returns the others' CPUs over
+  // about the last OTHERS_WINDOW_MS (null: unknown), as the Go session's
+  // live figure: at 250 ms a reading moves by 50 ticks of 10 ms on 2
+  // CPUs, too coarse alone.
+  others(m) {
+    const seen = this.machSeen;
+    seen.push(m);
+    let i = 0;
+    while (i < seen.length - 2 && m.at - seen[i + 1].at >= OTHERS_WINDOW_MS) i++;
+    seen.splice(0, i);
+    return othersCPUs(seen[0], m);
+  }
+
   sizesJSON(current) {
     return [...this.sizes.values()]
       .filter((row) => row.heldMs > 0 || row.workers === current)
@@ -591,6 +631,8 @@ class Agent {
           current: row.workers === current,
           unsettled: row.unsettled,
           served: Object.fromEntries([...row.served].map(([route, e]) => [route, toJSON(e.summary())])),
+          others_cpus: rowOthers(row),
+          machine_busy: machineBusy(rowOthers(row), row.cpus),
         };
       });
   }
@@ -828,6 +870,7 @@ class Agent {
     if (this.closed) return Promise.resolve();
     this.closed = true;
     clearTimeout(this.timer);
+    this.mach.close();
     this.probe.stop();
     this.eld.disable();
     if (this.serving && routes.serving() === this.serving) routes.serve(null);
