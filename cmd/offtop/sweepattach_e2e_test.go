@@ -138,6 +138,44 @@ func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	}
 }
 
+// TestSweepAttachStopsWhileItWaitsForAStoppedProgram: SIGINT while the
+// sweep waits for the hold's last requests, the program SIGSTOPped since
+// mid-hold, ends the sweep at once, interrupted (exit 130), with the rows
+// so far and the pool's restore given up after sweep.RestoreTimeout;
+// it waited for the requests' timeout (6 s) and then exited 1, "went
+// away", the signal lost. The bound of 4 s leaves 2.5 s over the
+// restore's 1.5 s for a busy machine.
+func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	pid := agentPID(t, addr)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	// 2 s holds after a warm-up of 400 ms: the first hold ends about
+	// 2.5 s after the pool goes to 1, and the stream reads as gone 3 s
+	// after the stop (remote.StaleAfter), at about 4 s.
+	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s", "--workers", "1,2", "--duration", "2s", "--repeat", "1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	testkit.WaitFor(t, "the sweep to resize the pool to 1", 20*time.Second, func() bool { return poolWorkers(t, addr) == 1 })
+	time.Sleep(time.Second)
+	syscall.Kill(pid, syscall.SIGSTOP)
+	time.Sleep(2 * time.Second) // past the hold's end: the sweep waits for its requests
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	err := testkit.Recv(t, "the sweep to exit", 15*time.Second, done)
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || took > 4*time.Second || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %v after %v, want 130 within 4s, interrupted: %s", err, took.Round(time.Millisecond), stderr.String())
+	}
+}
+
 // TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
 // holds a size sets the program's pool back to its size before, and
 // exits 130.

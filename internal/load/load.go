@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -318,11 +319,15 @@ func (l *Load) EndHold() {
 
 // WaitHeld waits until every request sent by EndHold has ended (an
 // answer, an error or its Timeout), so Held holds each, a stalled
-// service's late answers too; at most limit (poll: how often it looks).
-// It reports whether they all had. Requests sent after EndHold do not
-// count: a stalled request is waited for however many later ones end.
-func (l *Load) WaitHeld(limit, poll time.Duration) bool {
-	end := time.Now().Add(limit)
+// service's late answers too; at most limit (poll: how often it looks),
+// and no longer than ctx lasts. It reports whether they all had. Requests
+// sent after EndHold do not count: a stalled request is waited for
+// however many later ones end.
+func (l *Load) WaitHeld(ctx context.Context, limit, poll time.Duration) bool {
+	end := time.NewTimer(limit)
+	defer end.Stop()
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
 	for {
 		all := true
 		for _, tg := range l.targets {
@@ -332,10 +337,16 @@ func (l *Load) WaitHeld(limit, poll time.Duration) bool {
 			}
 			tg.heldMu.Unlock()
 		}
-		if all || !time.Now().Before(end) {
-			return all
+		if all {
+			return true
 		}
-		time.Sleep(poll)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-end.C:
+			return false
+		case <-tick.C:
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -252,11 +253,11 @@ func TestHeldSinceMark(t *testing.T) {
 	for seq := uint64(101); seq <= 120; seq++ {
 		tg.record(&vegeta.Result{Seq: seq, Code: 200, Timestamp: due(seq), Latency: time.Millisecond})
 	}
-	if l.WaitHeld(0, time.Millisecond) {
+	if l.WaitHeld(context.Background(), 0, time.Millisecond) {
 		t.Error("WaitHeld: true with request 8, sent by EndHold, still in flight (21 sent after it ended)")
 	}
 	tg.record(&vegeta.Result{Seq: 8, Code: 200, Timestamp: due(8), Latency: 2 * time.Second})
-	if !l.WaitHeld(0, time.Millisecond) {
+	if !l.WaitHeld(context.Background(), 0, time.Millisecond) {
 		t.Error("WaitHeld: false with every request sent by EndHold ended")
 	}
 	l.Mark()

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -150,7 +151,7 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 			case <-tick.C:
 				snap := a.Src.Snapshot()
 				if !snap.Disconnected.IsZero() {
-					return fmt.Errorf("%w (%s)", ErrGone, a.Addr)
+					return cmp.Or(ctx.Err(), fmt.Errorf("%w (%s)", ErrGone, a.Addr))
 				}
 				if snap.Elapsed == seen {
 					continue
@@ -185,7 +186,10 @@ func (a *Attached) runOne(ctx context.Context, c Config, workers int, warm time.
 	// The requests due in the hold, each to its end: a stall at the
 	// hold's end is in the figures, not cut off.
 	a.Load.EndHold()
-	a.Load.WaitHeld(load.Timeout+time.Second, every/4)
+	a.Load.WaitHeld(ctx, load.Timeout+time.Second, every/4)
+	if err := ctx.Err(); err != nil { // stopped: this row is not finished
+		return row, last, err
+	}
 	held := a.Load.Held()
 	// The newest sample: the size row as the hold left it.
 	last = a.Src.Snapshot()
@@ -254,7 +258,9 @@ func runAttached(ctx context.Context, c Config, warm time.Duration, progress io.
 			res.Scenario, a.Addr, sizing.SizeName(n), res.Attach.Load, j+1, len(c.Workers)*k, j/len(c.Workers)+1, k, c.Duration, warm)
 		row, snap, err := a.runOne(ctx, c, n, warm)
 		if err != nil {
-			return err
+			// A stop wins over what it cut short (a program gone
+			// meanwhile): the sweep is interrupted, its rows so far out.
+			return cmp.Or(ctx.Err(), err)
 		}
 		res.GOMAXPROCS, res.NumCPU = snap.GOMAXPROCS, snap.NumCPU
 		if snap.CPULimit > 0 {
