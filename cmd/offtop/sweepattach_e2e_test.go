@@ -138,6 +138,23 @@ func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	}
 }
 
+// sweepAtOne starts bin's sweep of the program at addr at 1 then 2
+// workers, holding each for dur under /ping=20/s, and returns once the
+// pool is at 1: the sweep, its stderr so far, and its exit.
+func sweepAtOne(t *testing.T, bin, addr, dur string) (*exec.Cmd, *strings.Builder, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s", "--workers", "1,2", "--duration", dur, "--repeat", "1")
+	stderr := new(strings.Builder)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	testkit.WaitFor(t, "the sweep to resize the pool to 1", 20*time.Second, func() bool { return poolWorkers(t, addr) == 1 })
+	return cmd, stderr, done
+}
+
 // TestSweepAttachStopsWhileItWaitsForAStoppedProgram: SIGINT while the
 // sweep waits for the hold's last requests, the program SIGSTOPped since
 // mid-hold, ends the sweep at once, interrupted (exit 130), with the rows
@@ -153,15 +170,7 @@ func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 	// 2 s holds after a warm-up of 400 ms: the first hold ends about
 	// 2.5 s after the pool goes to 1, and the stream reads as gone 3 s
 	// after the stop (remote.StaleAfter), at about 4 s.
-	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s", "--workers", "1,2", "--duration", "2s", "--repeat", "1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	testkit.WaitFor(t, "the sweep to resize the pool to 1", 20*time.Second, func() bool { return poolWorkers(t, addr) == 1 })
+	cmd, stderr, done := sweepAtOne(t, bin, addr, "2s")
 	time.Sleep(time.Second)
 	syscall.Kill(pid, syscall.SIGSTOP)
 	time.Sleep(2 * time.Second) // past the hold's end: the sweep waits for its requests
@@ -182,15 +191,7 @@ func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 func TestSweepAttachRestoresOnSIGINT(t *testing.T) {
 	bin := buildBinary(t)
 	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
-	cmd := exec.Command(bin, "sweep", "--attach", addr, "--load", "/ping=20/s", "--workers", "1,2", "--duration", "30s", "--repeat", "1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	testkit.WaitFor(t, "the sweep to resize the pool to 1", 20*time.Second, func() bool { return poolWorkers(t, addr) == 1 })
+	cmd, stderr, done := sweepAtOne(t, bin, addr, "30s")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
