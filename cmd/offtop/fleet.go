@@ -16,6 +16,7 @@ import (
 	"github.com/offtop/offtop/internal/cliflag"
 	"github.com/offtop/offtop/internal/fleet"
 	"github.com/offtop/offtop/internal/jobctl"
+	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/remote"
 	"github.com/offtop/offtop/internal/session"
 	"github.com/offtop/offtop/internal/ui"
@@ -154,6 +155,26 @@ func agentKey(addr string) string {
 	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port) + u.EscapedPath()
 }
 
+// oneAgentTwice refuses two addresses whose agents are one process (the
+// same pid and start): names agentKey cannot tell apart ("localhost" and
+// "127.0.0.1", an IPv4-mapped IPv6 address), whose rows would be one
+// program's twice and whose keys would reach it twice. clients are
+// addrs' (nil: not read).
+func oneAgentTwice(addrs []string, clients []*remote.Client) error {
+	at := map[peer.Process]int{}
+	for i, c := range clients {
+		if c == nil {
+			continue
+		}
+		p := c.Process()
+		if j, ok := at[p]; ok {
+			return usagef("attach: %s and %s are one agent, %v's (ADDR %d and %d)", quote(addrs[j]), quote(addrs[i]), p, j+1, i+1)
+		}
+		at[p] = i
+	}
+	return nil
+}
+
 // fleetRedial is how often a fleet dials a member that was down at start:
 // as often as a Client reconnects.
 const fleetRedial = remote.RetryEvery
@@ -257,6 +278,10 @@ func runFleet(o options, token string, stdout, stderr io.Writer, cr *crasher) in
 	if first >= 0 && (read == 0 || refuses(first)) {
 		closeAll()
 		return exitCode(usagef("attach: %s: %v", fo.list[first], errs[first]), stderr)
+	}
+	if err := oneAgentTwice(fo.list, clients); err != nil {
+		closeAll()
+		return exitCode(err, stderr)
 	}
 	if !o.headless && !jobctl.IsTerminal(stdout) {
 		closeAll()

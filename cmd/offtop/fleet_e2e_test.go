@@ -226,3 +226,21 @@ func TestFleetHeadlessTagsEveryLine(t *testing.T) {
 		t.Error("docs/json-lines.md does not name the fleet's addr key")
 	}
 }
+
+// TestFleetOneAgentByTwoNames: two ADDRs that reach one process under
+// names that differ as written (localhost, an IPv4-mapped IPv6 address)
+// are refused once read, one line naming both, exit 2.
+func TestFleetOneAgentByTwoNames(t *testing.T) {
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0")
+	_, port, _ := strings.Cut(addr, ":")
+	for _, alias := range []string{"localhost:" + port, "[::ffff:127.0.0.1]:" + port} {
+		cmd := exec.Command(buildBinary(t), "attach", addr, alias, "--headless", "--duration", "2s")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		want := `"` + alias + `" are one agent`
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 || stdout.Len() > 0 {
+			t.Errorf("%s and %s: exit %v, stderr %q, stdout %d bytes; want 2, one line with %q, no lines", addr, alias, err, stderr.String(), stdout.Len(), want)
+		}
+	}
+}

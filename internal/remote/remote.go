@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/offtop/offtop/agent"
+	"github.com/offtop/offtop/internal/peer"
 	"github.com/offtop/offtop/internal/session"
 )
 
@@ -287,6 +288,14 @@ func (c *Client) unreachable(err error) error {
 		return fmt.Errorf("%w: host not found: %s", ErrUnreachable, c.base.Hostname())
 	}
 	return fmt.Errorf("%w: %s: %v", ErrUnreachable, hp, err)
+}
+
+// Process is the process the agent said it is (its info's pid and start
+// ticks) when it was last read.
+func (c *Client) Process() peer.Process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.peer.proc
 }
 
 // Samples gets every sample read, and a Disconnected one when the stream
