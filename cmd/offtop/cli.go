@@ -126,7 +126,7 @@ func offtopFlags(o *options) (fs *cliflag.Set, keys *string, check func(map[stri
 	fs = cliflag.New("offtop")
 	c := &o.session
 	fs.StringVar(&c.Scenario, "scenario", scenarios.Default, "`NAME` workload (see 'offtop scenarios')")
-	fs.Var(decimal.Var(&c.Workers, -1), "workers", fmt.Sprintf("`N` pool size 0..%d, 0 = inline on the Loop (default: suggested)", session.MaxWorkers))
+	fs.Var(decimal.Var(&c.Workers, -1), "workers", fmt.Sprintf("`N` pool size 0..%d, 0 = inline on the Loop (default: the scenario's own, login's and io's 4, else suggested)", session.MaxWorkers))
 	fs.Range("workers", session.WorkersRange)
 	keys = new(string)
 	frontFlags(fs, o, keys, "`D` sample and redraw period, RANGE")
