@@ -148,7 +148,7 @@ func helpLines(s session.Snapshot, w int) []string {
 		"charts: one column per " + fmtDur(chartStep) + " (per sample when the interval is longer), the highest value of its samples; size: the pool size in force under each column (0 = inline).",
 		"loop probe: lateness of a callback due every " + res + " on the Loop; corrected adds the samples a stalled probe missed (coordinated omission).",
 		"d: raw and corrected probe, since reset, sched probe (a free goroutine), runtime /sched/latencies, task wait+run; the pool's counts since start.",
-		"n/a: no data yet.",
+		"n/a: nothing ended in the window: no data yet, or every observation still waiting (look at the queues).",
 	}
 	out = append(out, "", theme.Title.Render("reading the screen"))
 	for _, l := range legend {
