@@ -70,7 +70,7 @@ func header(s session.Snapshot, w int) string {
 	procsFull, procsShort := procs, fmt.Sprintf("procs %d", s.GOMAXPROCS)
 	switch s.GOMAXPROCSSource {
 	case "offtop": // g, G or --gomaxprocs: say so, beside what Go would pick
-		procsFull = fmt.Sprintf("%s, set here; runtime default %d", procs, s.RuntimeGOMAXPROCS)
+		procsFull = fmt.Sprintf("%s* (runtime default %d)", procs, s.RuntimeGOMAXPROCS)
 		procs += "*"
 		procsShort += "*"
 	case "env":

@@ -403,7 +403,7 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// TestHeaderSaysWhoSetGOMAXPROCS: g/G show "set here" beside the runtime's
+// TestHeaderSaysWhoSetGOMAXPROCS: g/G mark GOMAXPROCS set here (*), beside the runtime's
 // default, an oversubscribed pool is marked, the suggestion shows its rule.
 func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 	s := richSnapshot()
@@ -411,7 +411,7 @@ func TestHeaderSaysWhoSetGOMAXPROCS(t *testing.T) {
 	s.Oversubscribed = true
 	s.SuggestedRule = "suggest 1 = floor(1.5 CPU quota)"
 	out := ansi.Strip(Render(s, 160, 48, false)) + detail(s, 160, 48)
-	for _, want := range []string{"GOMAXPROCS 1, set here; runtime default 2", "OVERSUBSCRIBED", "suggest 1 = floor(1.5 CPU quota)"} {
+	for _, want := range []string{"GOMAXPROCS 1* (runtime default 2)", "OVERSUBSCRIBED", "suggest 1 = floor(1.5 CPU quota)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("160x48 lacks %q:\n%s", want, out)
 		}
