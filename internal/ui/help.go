@@ -18,12 +18,14 @@ import (
 // first +/- and 0-9 share one entry ("+/- 0-9 size"), then entries sit one
 // space apart, and only then are the last ones left out, "? help" kept at
 // the end.
-func footer(w int, v viewState, attached bool) string { return footerTaking(w, v, attached, nil) }
+func footer(w int, v viewState, attached bool) string {
+	return footerTaking(w, v, attached, nil, false)
+}
 
 // footerTaking is footer attached to an agent that takes acts
-// (Snapshot.Actions; nil: ProgramActions).
-func footerTaking(w int, v viewState, attached bool, acts []string) string {
-	return footers.get(footerKey{w: w, help: v.help, attached: attached, listed: acts != nil, acts: strings.Join(acts, " ")}, footerFor)
+// (Snapshot.Actions; nil: ProgramActions); paused, space says resume.
+func footerTaking(w int, v viewState, attached bool, acts []string, paused bool) string {
+	return footers.get(footerKey{w: w, help: v.help, attached: attached, listed: acts != nil, acts: strings.Join(acts, " "), paused: paused}, footerFor)
 }
 
 // fleetFooter is the fleet screen's footer for width w.
@@ -31,8 +33,8 @@ func fleetFooter(w int) string { return footers.get(footerKey{w: w, fleet: true}
 
 // footerKey is what the footer depends on.
 type footerKey struct {
-	w                     int
-	help, attached, fleet bool
+	w                             int
+	help, attached, fleet, paused bool
 	// listed: attached to an agent that lists the actions it takes, acts
 	// (space-separated).
 	listed bool
@@ -62,6 +64,13 @@ func footerFor(k footerKey) string {
 		bs = DefaultKeyMap.footer(true, k.actions())
 	case k.fleet:
 		bs = DefaultKeyMap.FleetShortHelp()
+	}
+	if k.paused {
+		for i, b := range bs {
+			if b.Help().Key == "space" {
+				bs[i] = key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp("space", "resume"))
+			}
+		}
 	}
 	for _, try := range []struct {
 		bs  []key.Binding

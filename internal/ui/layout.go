@@ -98,7 +98,7 @@ func render(s session.Snapshot, width, height int, v viewState) string {
 	if note != "" {
 		lines = append(lines, fit(theme.Err.Render(note), width))
 	}
-	lines = append(lines, fit(footerTaking(width, v, s.Remote != "", s.Actions), width))
+	lines = append(lines, fit(footerTaking(width, v, s.Remote != "", s.Actions, s.Paused && s.Remote == ""), width))
 	return strings.Join(lines, "\n")
 }
 

@@ -515,6 +515,20 @@ func TestFooterKeepsTheKeys(t *testing.T) {
 	}
 }
 
+// TestFooterSaysResumeWhenPaused: paused, the space key's entry says what
+// it does now; an attached program's IDLE is no pause of the user's.
+func TestFooterSaysResumeWhenPaused(t *testing.T) {
+	s := richSnapshot()
+	s.Paused = true
+	if out := ansi.Strip(Render(s, 100, 30, false)); !strings.Contains(out, "space resume") || strings.Contains(out, "space pause") {
+		t.Errorf("paused: footer without \"space resume\":\n%s", out)
+	}
+	s.Paused = false
+	if out := ansi.Strip(Render(s, 100, 30, false)); !strings.Contains(out, "space pause") {
+		t.Errorf("running: footer without \"space pause\":\n%s", out)
+	}
+}
+
 // TestHeaderSpellsOutWhatToActOn: at 80 columns, oversubscribed, the
 // header keeps "start" and "OVERSUBSCRIBED" whole (never cut to
 // "! OVERSUB"), and its form does not change as t grows.
