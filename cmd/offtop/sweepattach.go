@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/offtop/offtop/internal/cliflag"
@@ -71,6 +72,9 @@ func (a *sweepAttach) check(fs *cliflag.Set, seen map[string]bool) error {
 			if seen[f] {
 				return fmt.Errorf("--%s: only with --attach ADDR", f)
 			}
+		}
+		if seen["load"] && a.intErr != nil && strings.HasPrefix(a.raw, "/") {
+			return fmt.Errorf("--load: %s is a SPEC, an HTTP load, which needs --attach ADDR (without it --load is load steps, a whole number)", quote(a.raw))
 		}
 		if seen["load"] && a.intErr != nil {
 			return fs.Error(fmt.Errorf("invalid value %q for flag -load: %w", a.raw, a.intErr))

@@ -42,6 +42,7 @@ func TestSweepSizingRefusals(t *testing.T) {
 		{[]string{"--fit", "--workers", "1"}, "--fit: needs at least 4 sizes"},
 		{[]string{"--hdr-log", filepath.Join(file, "sub")}, "--hdr-log: cannot make the directory"},
 		{[]string{"--load", "x"}, "--load: not a whole number"},
+		{[]string{"--load", "/ping=20/s"}, `--load: "/ping=20/s" is a SPEC, an HTTP load, which needs --attach ADDR`},
 		{[]string{"--fit", "--workers", "1,2,3,4", "--per-task"}, "--fit: fits one configuration's sizes, not with --loops, --per-task or --priority"},
 	} {
 		var stderr bytes.Buffer
