@@ -64,7 +64,7 @@ func PickFor(s session.Snapshot, t Table) Pick {
 			o := t.Rows[i]
 			tie = fmt.Sprintf("; %s read %s, within %g%%: fewer workers", rowName(o), Figure(*o.HeadlineP99MS), 100*workload.TieWithin)
 		}
-		p.Line = fmt.Sprintf("pick: %s%s, %s (%s %s%s%s), from the rows", rowName(r), busy, t.Spec.Rule(),
+		p.Line = fmt.Sprintf("pick: %s%s, %s (%s %s%s%s)", rowName(r), busy, t.Spec.Rule(),
 			Figure(*r.HeadlineP99MS), t.Spec.Unit, loop, tie)
 		return p
 	}

@@ -100,7 +100,7 @@ func TestRender80x24ShowsEverything(t *testing.T) {
 		// sizes tried
 		"sizes tried", "size    held  Loop p99 ms  ping p99 ms  tasks/s  CPU/wall",
 		"  inline      8s          780          793       20     0.900", " *     1      8s         1.20         8.40",
-		">      8      4s          190          195", "pick: 1 worker, lowest ping p99 (8.40 ms, Loop p99 1.20 ms), from the rows",
+		">      8      4s          190          195", "pick: 1 worker, lowest ping p99 (8.40 ms, Loop p99 1.20 ms)",
 		// meters
 		"loop and workers", "pool queue    12", "running    8", "failed     3", "96 tasks/s",
 		"loop [", " 93%!  Loop queue     3", "CPU  184% now", "RSS   43.1 MiB",
@@ -277,6 +277,32 @@ func TestRenderUsesRoomWhenLarger(t *testing.T) {
 	}
 	if strings.Contains(small, "sched probe") || strings.Contains(mid, "sched probe") {
 		t.Error("the latency table is on the one-column dashboard (it is behind d)")
+	}
+}
+
+// TestPickLineWholeOnWideScreens: from 100 columns up, one column or
+// two, the rows' pick line (its doubt and both figures) and the sizes
+// table are never cut: two columns start only where the left one holds
+// them (at 120 it was 72 cells and cut both).
+func TestPickLineWholeOnWideScreens(t *testing.T) {
+	s := richSnapshot()
+	for i := range s.Sizes {
+		s.Sizes[i].MachineBusy = true // the longer line: "(uncertain: all rows busy)"
+	}
+	for _, w := range []int{100, 120, 143, 144, 160, 200} {
+		out := plain(s, w, 40, false)
+		pick := ""
+		for _, l := range strings.Split(out, "\n") {
+			if i := strings.Index(l, "pick: "); i >= 0 {
+				pick = l[i:]
+			}
+			if strings.Contains(l, "held  Loop p99 ms") && strings.Contains(l, "…") {
+				t.Errorf("%d columns: the sizes table's head is cut: %q", w, l)
+			}
+		}
+		if pick == "" || strings.Contains(pick, "…") {
+			t.Errorf("%d columns: pick line %q, want it whole", w, pick)
+		}
 	}
 }
 
