@@ -175,7 +175,10 @@ func drawSeries(pts []float64, body int, integer bool) string {
 			if step < 1 && math.Abs(v-math.Round(v)) > step/2 {
 				return strings.Repeat(" ", axisLabelWidth)
 			}
-			return fmt.Sprintf("%*.0f", axisLabelWidth, math.Round(v))
+			if s := fmt.Sprintf("%.0f", math.Round(v)); len(s) < axisLabelWidth {
+				return fmt.Sprintf("%*s", axisLabelWidth, s)
+			}
+			return fixedAxisLabel(math.Round(v)) // 123k, 9e+18: the label column stays
 		}
 	}
 	return asciigraph.Plot(pts,

@@ -187,6 +187,29 @@ func TestCountChartCaptionOnItsPlot(t *testing.T) {
 	}
 }
 
+// TestCountChartHugeCounts: a count of 2^63 (a hostile agent's
+// queue_depth) keeps the label column's width, so the plot keeps its
+// columns; the labels were 19 digits wide and squeezed it to a few.
+func TestCountChartHugeCounts(t *testing.T) {
+	col := func(out []string) int { // the widest label column, to the axis
+		w := 0
+		for _, l := range out[1:] {
+			if i := strings.IndexAny(l, "┤┼"); i >= 0 {
+				w = max(w, ansi.StringWidth(l[:i]))
+			}
+		}
+		return w
+	}
+	want := col(plotChart([]float64{0, 3, 5}, 40, 10, "pool queue depth", true))
+	for _, s := range [][]float64{{0, 9223372036854775807, 5}, {0, 123456, 3}} {
+		out := plotChart(s, 40, 10, "pool queue depth", true)
+		checkChart(t, out, 40, 10)
+		if got := col(out); got != want {
+			t.Errorf("%v: label column %d wide, want %d as for a small count:\n%s", s, got, want, strings.Join(out, "\n"))
+		}
+	}
+}
+
 // TestPlotsKeptNeverStale: plotSeries, which keeps the last plots, gives
 // exactly what drawSeries draws for every input, over a run of inputs
 // that differ from each other in one point (a value, a NaN gap, -0), in
