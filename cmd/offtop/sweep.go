@@ -112,7 +112,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "offtop sweep: interrupted; rows so far:")
 	} else if err != nil {
-		return exitCode(err, stderr)
+		code := exitCode(err, stderr)
+		if a := res.Attach; a != nil { // the program went away: was its pool set back?
+			fmt.Fprintln(stderr, "offtop sweep: "+a.RestoreLine())
+		}
+		return code
 	}
 	var werr error
 	if asJSON {

@@ -145,13 +145,18 @@ func (a *sweepAttach) open(c *sweep.Config) (stop func(), err error) {
 	return func() { l.Stop(); cl.Close() }, nil
 }
 
+// restoreAtOnce bounds restoreNow's wait: a local agent answers in about
+// a millisecond, and a second signal means now.
+const restoreAtOnce = 250 * time.Millisecond
+
 // restoreNow sets the program's pool back to its size before the sweep
-// (a second signal, exiting at once), saying on stderr when it cannot.
+// (a second signal, exiting at once), waiting at most restoreAtOnce,
+// saying on stderr when it cannot.
 func (a *sweepAttach) restoreNow(stderr io.Writer) {
 	if a == nil || a.att == nil {
 		return
 	}
-	if err := a.att.RestoreNow(); err != nil {
+	if err := a.att.RestoreNow(restoreAtOnce); err != nil {
 		fmt.Fprintf(stderr, "offtop sweep: the pool of %s NOT set back: %v\n", a.addr, err)
 	}
 }

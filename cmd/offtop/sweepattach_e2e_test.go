@@ -185,6 +185,46 @@ func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 	}
 }
 
+// TestSweepAttachSecondSignalExitsAtOnce: with the program SIGSTOPped,
+// a second SIGINT 0.1 s after the first exits within 1 s (it waits
+// restoreAtOnce, 250 ms, for the program's answer); it waited for the
+// first signal's restore, 1.5 s, and printed the table meanwhile.
+func TestSweepAttachSecondSignalExitsAtOnce(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	pid := agentPID(t, addr)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	cmd, stderr, done := sweepAtOne(t, bin, addr, "30s")
+	syscall.Kill(pid, syscall.SIGSTOP)
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	sent := time.Now()
+	err := testkit.Recv(t, "the sweep to exit", 15*time.Second, done)
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || took > time.Second || !strings.Contains(stderr.String(), "NOT set back") {
+		t.Errorf("exit %v %v after the second SIGINT, want 130 within 1s and the pool NOT set back said: %s", err, took.Round(time.Millisecond), stderr.String())
+	}
+}
+
+// TestSweepAttachGoneSaysThePool: a program SIGSTOPped as its first size
+// begins, with no signal to the sweep, ends it (exit 1: "unreachable", or
+// "went away" when the stream goes quiet first) with a line on whether
+// its pool was set back; that line was missing.
+func TestSweepAttachGoneSaysThePool(t *testing.T) {
+	bin := buildBinary(t)
+	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	pid := agentPID(t, addr)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	_, stderr, done := sweepAtOne(t, bin, addr, "2s")
+	syscall.Kill(pid, syscall.SIGSTOP)
+	err := testkit.Recv(t, "the sweep to end", 30*time.Second, done)
+	out := stderr.String()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, "offtop sweep: pool NOT set back to 3 workers") {
+		t.Errorf("exit %v, want 1 and the pool NOT set back said: %s", err, out)
+	}
+}
+
 // TestSweepAttachRestoresOnSIGINT: a sweep stopped by SIGINT while it
 // holds a size sets the program's pool back to its size before, and
 // exits 130.

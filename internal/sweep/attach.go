@@ -50,18 +50,28 @@ type Attached struct {
 }
 
 // RestoreNow sets the program's pool back to its size before the sweep
-// (a process exiting at once); nil when the sweep has not begun.
-func (a *Attached) RestoreNow() error {
+// (a process exiting at once), waiting at most limit for the program's
+// answer; nil when the sweep has not begun.
+func (a *Attached) RestoreNow(limit time.Duration) error {
 	n := a.start.Load() - 1
 	if n < 0 {
 		return nil
 	}
 	var j AttachJSON
-	a.restore(int(n), &j)
+	a.restore(int(n), &j, limit)
 	if !j.Restored {
 		return errors.New(j.RestoreError)
 	}
 	return nil
+}
+
+// RestoreLine says whether the sweep set the program's pool back: "pool
+// set back to 2 workers, its size before the sweep", or NOT and why.
+func (j *AttachJSON) RestoreLine() string {
+	if j.Restored {
+		return fmt.Sprintf("pool set back to %s, its size before the sweep", sizing.SizeName(j.StartWorkers))
+	}
+	return fmt.Sprintf("pool NOT set back to %s, its size before the sweep: %s", sizing.SizeName(j.StartWorkers), j.RestoreError)
 }
 
 // AttachJSON is a sweep's attached program, in its JSON (the field
@@ -102,17 +112,17 @@ var ErrGone = errors.New("the attached program went away")
 // or gone); the action may still take effect when it does.
 const RestoreTimeout = 1500 * time.Millisecond
 
-// restore sets the program's pool back to n, within RestoreTimeout, and
-// says so in j.
-func (a *Attached) restore(n int, j *AttachJSON) {
+// restore sets the program's pool back to n, waiting at most limit for
+// the answer, and says so in j.
+func (a *Attached) restore(n int, j *AttachJSON, limit time.Duration) {
 	select {
 	case err := <-a.Src.Post(session.Action{Kind: session.SetWorkers, N: n}):
 		j.Restored = err == nil
 		if err != nil {
 			j.RestoreError = err.Error()
 		}
-	case <-time.After(RestoreTimeout):
-		j.RestoreError = "no answer within " + RestoreTimeout.String() + " (it may still take effect when the program answers)"
+	case <-time.After(limit):
+		j.RestoreError = "no answer within " + limit.String() + " (it may still take effect when the program answers)"
 	}
 }
 
@@ -249,7 +259,7 @@ func runAttached(ctx context.Context, c Config, warm time.Duration, progress io.
 	res.Scenario = start.Scenario
 	res.Columns = slices.Clone(attachKeys)
 	res.Attach = &AttachJSON{Addr: a.Addr, Load: a.Load.Spec().String(), Target: a.Target, Route: a.Route, StartWorkers: start.Workers}
-	defer a.restore(start.Workers, res.Attach)
+	defer a.restore(start.Workers, res.Attach, RestoreTimeout)
 	k := max(c.Repeat, 1)
 	res.runs = make([][]Row, len(c.Workers))
 	for j, i := range Schedule(len(c.Workers), k) {

@@ -11,7 +11,6 @@ import (
 	"github.com/offtop/offtop/internal/report"
 	"github.com/offtop/offtop/internal/scenarios"
 	"github.com/offtop/offtop/internal/session"
-	"github.com/offtop/offtop/internal/sizing"
 	"github.com/offtop/offtop/internal/workload"
 )
 
@@ -104,10 +103,8 @@ func (r Result) Write(w io.Writer) error {
 	}
 	lines := t.Render(cols)
 	lines = append(lines, r.bestLine(t))
-	if a := r.Attach; a != nil && a.Restored {
-		lines = append(lines, fmt.Sprintf("pool set back to %s, its size before the sweep", sizing.SizeName(a.StartWorkers)))
-	} else if a != nil {
-		lines = append(lines, fmt.Sprintf("pool NOT set back to %s, its size before the sweep: %s", sizing.SizeName(a.StartWorkers), a.RestoreError))
+	if a := r.Attach; a != nil {
+		lines = append(lines, a.RestoreLine())
 	}
 	if f := r.Fit; f != nil {
 		line := f.Line
