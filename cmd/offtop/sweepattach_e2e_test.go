@@ -138,6 +138,16 @@ func TestSweepAttachJSONPoolIdle(t *testing.T) {
 	}
 }
 
+// stoppableService starts the example at 3 workers, idle, and returns its
+// address and pid; the test's end sends it SIGCONT, in case it stopped it.
+func stoppableService(t *testing.T) (addr string, pid int) {
+	t.Helper()
+	addr, _ = startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
+	pid = agentPID(t, addr)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	return addr, pid
+}
+
 // sweepAtOne starts bin's sweep of the program at addr at 1 then 2
 // workers, holding each for dur under /ping=20/s, and returns once the
 // pool is at 1: the sweep, its stderr so far, and its exit.
@@ -164,9 +174,7 @@ func sweepAtOne(t *testing.T, bin, addr, dur string) (*exec.Cmd, *strings.Builde
 // restore's 1.5 s for a busy machine.
 func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 	bin := buildBinary(t)
-	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
-	pid := agentPID(t, addr)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	addr, pid := stoppableService(t)
 	// 2 s holds after a warm-up of 400 ms: the first hold ends about
 	// 2.5 s after the pool goes to 1, and the stream reads as gone 3 s
 	// after the stop (remote.StaleAfter), at about 4 s.
@@ -191,9 +199,7 @@ func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 // first signal's restore, 1.5 s, and printed the table meanwhile.
 func TestSweepAttachSecondSignalExitsAtOnce(t *testing.T) {
 	bin := buildBinary(t)
-	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
-	pid := agentPID(t, addr)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	addr, pid := stoppableService(t)
 	cmd, stderr, done := sweepAtOne(t, bin, addr, "30s")
 	syscall.Kill(pid, syscall.SIGSTOP)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -213,9 +219,7 @@ func TestSweepAttachSecondSignalExitsAtOnce(t *testing.T) {
 // its pool was set back; that line was missing.
 func TestSweepAttachGoneSaysThePool(t *testing.T) {
 	bin := buildBinary(t)
-	addr, _ := startService(t, "127.0.0.1:0", "--load", "0", "--workers", "3")
-	pid := agentPID(t, addr)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	addr, pid := stoppableService(t)
 	_, stderr, done := sweepAtOne(t, bin, addr, "2s")
 	syscall.Kill(pid, syscall.SIGSTOP)
 	err := testkit.Recv(t, "the sweep to end", 30*time.Second, done)
