@@ -97,7 +97,8 @@ func footerFor(k footerKey) string {
 	return h.ShortHelpView(last)
 }
 
-// compactHelp is bs with +/- and 0-9 in one entry, "+/- 0-9 size".
+// compactHelp is bs with +/- and 0-9 in one entry, "+/- 0-9 size", and
+// a paused load's "space resume" as "space go".
 func compactHelp(bs []key.Binding) []key.Binding {
 	out := make([]key.Binding, 0, len(bs))
 	for i := 0; i < len(bs); i++ {
@@ -105,6 +106,9 @@ func compactHelp(bs []key.Binding) []key.Binding {
 		if b.Help().Key == "+/-" && i+1 < len(bs) && bs[i+1].Help().Key == "0-9" {
 			b = key.NewBinding(key.WithKeys(append(b.Keys(), bs[i+1].Keys()...)...), key.WithHelp("+/- 0-9", "size"))
 			i++
+		}
+		if b.Help().Key == "space" && b.Help().Desc == "resume" { // paused: as short as "pause"
+			b = key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp("space", "go"))
 		}
 		out = append(out, b)
 	}

@@ -549,6 +549,9 @@ func TestFooterSaysResumeWhenPaused(t *testing.T) {
 	if out := ansi.Strip(Render(s, 100, 30, false)); !strings.Contains(out, "space resume") || strings.Contains(out, "space pause") {
 		t.Errorf("paused: footer without \"space resume\":\n%s", out)
 	}
+	if out := ansi.Strip(Render(s, 80, 24, false)); !strings.Contains(out, "space go") {
+		t.Errorf("paused at 80 columns: footer without \"space go\", the short form:\n%s", out)
+	}
 	s.Paused = false
 	if out := ansi.Strip(Render(s, 100, 30, false)); !strings.Contains(out, "space pause") {
 		t.Errorf("running: footer without \"space pause\":\n%s", out)
