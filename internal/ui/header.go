@@ -139,7 +139,7 @@ func header(s session.Snapshot, w int) string {
 	for _, try := range []struct {
 		tier int
 		sep  string
-	}{{0, "  "}, {1, "  "}, {0, " "}, {1, " "}, {2, "  "}, {2, " "}, {3, "  "}, {3, " "}} {
+	}{{0, "  "}, {0, " "}, {1, "  "}, {1, " "}, {2, "  "}, {2, " "}, {3, "  "}, {3, " "}} {
 		if lipgloss.Width(build(try.tier, try.sep, longest)) <= w {
 			return build(try.tier, try.sep, t)
 		}
