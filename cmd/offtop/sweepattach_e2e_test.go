@@ -148,6 +148,18 @@ func stoppableService(t *testing.T) (addr string, pid int) {
 	return addr, pid
 }
 
+// exitAfterSIGINT sends cmd SIGINT and returns how long after the signal
+// its exit (from done) came, and the exit.
+func exitAfterSIGINT(t *testing.T, cmd *exec.Cmd, done <-chan error) (time.Duration, error) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	err := testkit.Recv(t, "the sweep to exit", 15*time.Second, done)
+	return time.Since(sent), err
+}
+
 // sweepAtOne starts bin's sweep of the program at addr at 1 then 2
 // workers, holding each for dur under /ping=20/s, and returns once the
 // pool is at 1: the sweep, its stderr so far, and its exit.
@@ -182,12 +194,7 @@ func TestSweepAttachStopsWhileItWaitsForAStoppedProgram(t *testing.T) {
 	time.Sleep(time.Second)
 	syscall.Kill(pid, syscall.SIGSTOP)
 	time.Sleep(2 * time.Second) // past the hold's end: the sweep waits for its requests
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	sent := time.Now()
-	err := testkit.Recv(t, "the sweep to exit", 15*time.Second, done)
-	took := time.Since(sent)
+	took, err := exitAfterSIGINT(t, cmd, done)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || took > 4*time.Second || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("exit %v after %v, want 130 within 4s, interrupted: %s", err, took.Round(time.Millisecond), stderr.String())
 	}
@@ -204,10 +211,7 @@ func TestSweepAttachSecondSignalExitsAtOnce(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGSTOP)
 	cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(100 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	sent := time.Now()
-	err := testkit.Recv(t, "the sweep to exit", 15*time.Second, done)
-	took := time.Since(sent)
+	took, err := exitAfterSIGINT(t, cmd, done)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || took > time.Second || !strings.Contains(stderr.String(), "NOT set back") {
 		t.Errorf("exit %v %v after the second SIGINT, want 130 within 1s and the pool NOT set back said: %s", err, took.Round(time.Millisecond), stderr.String())
 	}
